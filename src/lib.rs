@@ -1,0 +1,642 @@
+//! rmax: a chess engine in the micro-Max tradition, in one compact file.
+//!
+//! Board: 0x88 (a1 = 0, h1 = 7, a8 = 0x70), so `s & 0x88 != 0` means "off the board".
+//! Pieces: a type (1 pawn, 2 knight, 3 bishop, 4 rook, 5 queen, 6 king) plus a colour bit
+//! (8 white, 16 black): `p & side != 0` tests ownership and `p & 7` the type.
+//! Moves: pseudo-legal generation with a legality filter, copy-make (a Board is Copy).
+//! Search: one recursive negamax that deepens iteratively in every node and, at depth 0,
+//! turns into a two-pass MVV/LVA quiescence search in the same loop.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Score for being mated now; mate in n plies scores `MATE - n`.
+pub const MATE: i32 = 32000;
+/// The start position.
+pub const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+/// FEN letter of each piece code (white 9..14, black 17..22).
+const LETTERS: &str = ".........PNBRQK..pnbrqk";
+/// Step vectors as 0x88 offsets mod 256: rook 0..4, bishop 4..8, queen/king 0..8, knight 8..16.
+const DIRS: [usize; 16] = [1, 16, 255, 240, 15, 17, 239, 241, 14, 18, 31, 33, 242, 238, 225, 223];
+/// Game-phase weight of each piece type: 24 with all pieces on, 0 with kings and pawns only.
+const PHASE: [i32; 7] = [0, 0, 1, 1, 2, 4, 0];
+/// PeSTO's piece values (middle game, end game) for P N B R Q K.
+const VALUE: [i32; 12] = [82, 94, 337, 281, 365, 297, 477, 512, 1025, 936, 0, 0];
+/// PeSTO's piece-square tables, per piece P N B R Q K the middle-game then the end-game
+/// table, 64 squares each from a8 to h1, one char a square: centipawns = 4 * char - 308.
+const TABLES: &str = r"MMMMMMMMeo\e^mUJKOSU][SHIPORSPQGFMLPQOOGGLLKNNUJDMHGISWGMMMMMMMMMMMMMMMMyxuornv|efb^[ZabUSPNMNQQPOLKKKNMNOKMMLMKPOOOPMMKMMMMMMMM#7EA\5I2;C_VS]OIA\V]bm_XKQRZV^QSJNQPTRRKGKPORQSIF@JLMQIH3H?EIFHG?CJFEF=4GKGMKGG@GHOOMKHCINSSSPOIIKQSQQNIGLMQOLHGCHKLMHGBF@GIGIA=FN9DGCOKGQIJU\QAIVXWVYVMLNRYVVOMKPPSUPONMQQQQTQONQQMORUMELIHJJCHIHJKKKIGKLOJLJLIMKMMMOMNLOPOQONMKNPROOLKJLOOPNKIIIKMNKIFGKGLKILIUWUZ]OUXTU[]a^SXLRSVQX\QGJOSSVKHDGJMOKOGBGIINMLEBIHKMPK;HJMQQODGPOQQPPONPPPPLNONOOONNLLLNNPMMMMMNNONLKKJLMLMKJKIKKMMKKJLKMNMLJNHFMTP\XXXGCLMI[T[JIOOT[Y[FFIIMQMMKGKKMLNLIMJMLMQNDKPMOQLMMIKOIGEAKSSTTRORIRUW[SUMHOOYYVRONSSX[W[VITRYUUWSIFQOOQONGGEIIGDEEFGBLEHC=SQI?EMPTMHKKLCFKSMIHOSGIHJFEGIDAMFCABE@IIGABEIFMOK=BIOOIVP?OFSQ;DIIJQNIJQQQQWSPOQSQRXXPKSSTSUSNILRSTSOJHLPRSQOKFJNPQNLI@EHJFIGB";
+
+/// Packed score (middle game + end game << 16) of each piece code on each square, White's view.
+static PST: [[i32; 128]; 23] = {
+    let mut t = [[0; 128]; 23];
+    let mut i = 0;
+    while i < 768 {
+        let (k, eg, sq) = (i / 128, i / 64 % 2, i % 64);
+        let v = (TABLES.as_bytes()[i] as i32 * 4 - 308 + VALUE[k * 2 + eg]) << (eg * 16);
+        let s = (7 - sq / 8) * 16 + sq % 8; // table index -> 0x88 square, for White
+        t[k + 9][s] = v;
+        t[k + 17][s ^ 0x70] = -v; // Black: the same table, ranks mirrored
+        i += 1;
+    }
+    t
+};
+
+/// Zobrist key of item `i`: piece * 128 + square for pieces; castling rights (0..16), e.p.
+/// square and side to move (16) use piece 0. A splitmix64 hash stands in for a random table.
+fn z(i: usize) -> u64 {
+    let mut x = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ x >> 30).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ x >> 27).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ x >> 31
+}
+
+/// Castling rights (1 K, 2 Q, 4 k, 8 q) lost when a move starts or ends on square `s`.
+fn lost(s: usize) -> usize {
+    match s {
+        0 => 2,
+        4 => 3,
+        7 => 1,
+        112 => 8,
+        116 => 12,
+        119 => 4,
+        _ => 0,
+    }
+}
+
+/// Is square `s` attacked by colour `them` on board `b`, along the directions DIRS[dirs]?
+fn attacked(b: &[u8; 128], s: usize, them: u8, dirs: std::ops::Range<usize>) -> bool {
+    for i in dirs {
+        let d = DIRS[i];
+        let mut t = s + d & 255;
+        if i > 7 {
+            if t & 0x88 == 0 && b[t] == them | 2 {
+                return true; // a knight one jump away
+            }
+            continue;
+        }
+        let mut near = true;
+        while t & 0x88 == 0 {
+            let (p, k) = (b[t], b[t] & 7);
+            if p > 0 {
+                // queen; rook on a file/rank; bishop on a diagonal; king or pawn next door
+                if p & them > 0
+                    && (k == 5
+                        || k == if i < 4 { 4 } else { 3 }
+                        || near && (k == 6 || k == 1 && i > 3 && (d > 128) == (them == 8)))
+                {
+                    return true;
+                }
+                break;
+            }
+            t = t + d & 255;
+            near = false;
+        }
+    }
+    false
+}
+
+/// Name of square `s`, e.g. "e4".
+pub fn square_name(s: usize) -> String {
+    format!("{}{}", (b'a' + (s & 7) as u8) as char, (s >> 4) + 1)
+}
+
+/// A move; `promo` is the promotion piece type (2 N, 3 B, 4 R, 5 Q) or 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Move {
+    pub from: usize,
+    pub to: usize,
+    pub promo: u8,
+}
+
+impl fmt::Display for Move {
+    /// UCI text: "e2e4", "e7e8q".
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let promo = ["", "", "n", "b", "r", "q"][self.promo as usize % 6];
+        write!(f, "{}{}{promo}", square_name(self.from), square_name(self.to))
+    }
+}
+
+/// A position. `ep` is the e.p. target square, or 128 (off the board) when there is none.
+#[derive(Clone, Copy)]
+pub struct Board {
+    pub b: [u8; 128],
+    pub side: u8,
+    pub castle: usize,
+    pub ep: usize,
+    pub half: u32,
+    pub full: u32,
+    pub key: u64,
+    score: i32,
+    phase: i32,
+}
+
+impl Board {
+    /// Parses a FEN (4 to 6 fields); the error says what is wrong.
+    pub fn from_fen(fen: &str) -> Result<Board, String> {
+        let f: Vec<&str> = fen.split_whitespace().collect();
+        if !(4..7).contains(&f.len()) {
+            return Err(format!("FEN needs 4 to 6 fields, not {}", f.len()));
+        }
+        let mut x = Board { b: [0; 128], side: 8, castle: 0, ep: 128, half: 0, full: 1, key: 0, score: 0, phase: 0 };
+        let rows: Vec<&str> = f[0].split('/').collect();
+        if rows.len() != 8 {
+            return Err(format!("FEN board needs 8 ranks, not {}", rows.len()));
+        }
+        for (r, row) in rows.iter().enumerate() {
+            let mut file = 0;
+            for c in row.chars() {
+                match (c.to_digit(10), LETTERS.find(c)) {
+                    (Some(n @ 1..=8), _) => file += n as usize,
+                    (None, Some(p)) if p > 0 => {
+                        if file < 8 {
+                            x.set((7 - r) * 16 + file, p as u8, 1);
+                        }
+                        file += 1;
+                    }
+                    _ => return Err(format!("bad piece letter '{c}' in FEN")),
+                }
+            }
+            if file != 8 {
+                return Err(format!("rank {} has {file} squares, not 8", 8 - r));
+            }
+        }
+        for (king, name) in [(14, "white"), (22, "black")] {
+            match x.b.iter().filter(|&&p| p == king).count() {
+                0 => return Err(format!("no {name} king")),
+                1 => {}
+                _ => return Err(format!("more than one {name} king")),
+            }
+        }
+        if (0..8).chain(112..120).any(|s| x.b[s] & 7 == 1) {
+            return Err("pawn on rank 1 or 8".into());
+        }
+        x.side = match f[1] {
+            "w" => 8,
+            "b" => 16,
+            s => return Err(format!("side to move must be w or b, not '{s}'")),
+        };
+        for c in f[2].chars().filter(|_| f[2] != "-") {
+            x.castle |= 1 << "KQkq".find(c).ok_or(format!("bad castling field '{}'", f[2]))?;
+        }
+        for (right, king, rook) in [(1, 4, 7), (2, 4, 0), (4, 116, 119), (8, 116, 112)] {
+            let colour = if right < 4 { 8 } else { 16 };
+            if x.b[king] != colour | 6 || x.b[rook] != colour | 4 {
+                x.castle &= !right; // a right without its king and rook in place is void
+            }
+        }
+        if f[3] != "-" {
+            let s = f[3].as_bytes();
+            let ep = match s {
+                [c @ b'a'..=b'h', r @ b'1'..=b'8'] => (r - b'1') as usize * 16 + (c - b'a') as usize,
+                _ => 0,
+            };
+            // the target must be on the 6th (3rd) rank, empty, with the pushed pawn in front
+            if s.len() != 2 || ep >> 4 != if x.side == 8 { 5 } else { 2 } || x.b[ep] > 0 || x.b[ep ^ 16] != x.side ^ 24 | 1 {
+                return Err(format!("bad en-passant square '{}'", f[3]));
+            }
+            x.ep = x.ep_behind(ep ^ 16);
+        }
+        let number = |i: usize, default: u32| {
+            f.get(i).map_or(Ok(default), |s| s.parse().map_err(|_| format!("'{s}' in FEN is not a number")))
+        };
+        x.half = number(4, 0)?;
+        x.full = number(5, 1)?.max(1);
+        x.key ^= z(x.castle) ^ z(x.ep) ^ if x.side == 16 { z(16) } else { 0 };
+        let mut other = x;
+        other.side ^= 24;
+        if other.in_check() {
+            return Err("the side not to move is in check".into());
+        }
+        Ok(x)
+    }
+
+    /// The position as FEN.
+    pub fn fen(&self) -> String {
+        let mut s = String::new();
+        for r in (0..8).rev() {
+            let mut empty = 0;
+            for f in 0..8 {
+                let p = self.b[r * 16 + f] as usize;
+                if p > 0 && empty > 0 {
+                    s += &empty.to_string();
+                }
+                if p > 0 {
+                    s.push(LETTERS.as_bytes()[p] as char);
+                    empty = 0;
+                } else {
+                    empty += 1;
+                }
+            }
+            if empty > 0 {
+                s += &empty.to_string();
+            }
+            if r > 0 {
+                s.push('/');
+            }
+        }
+        let castle: String = "KQkq".chars().enumerate().filter(|(i, _)| self.castle >> i & 1 > 0).map(|(_, c)| c).collect();
+        let ep = if self.ep < 128 { square_name(self.ep) } else { "-".into() };
+        let side = if self.side == 8 { 'w' } else { 'b' };
+        let castle = if castle.is_empty() { "-".into() } else { castle };
+        format!("{s} {side} {castle} {ep} {} {}", self.half, self.full)
+    }
+
+    /// Puts piece `p` on square `s` (add = 1) or takes it off (add = -1), keeping key, score and phase.
+    fn set(&mut self, s: usize, p: u8, add: i32) {
+        if p > 0 {
+            self.b[s] = if add > 0 { p } else { 0 };
+            self.key ^= z(p as usize * 128 + s);
+            self.score += add * PST[p as usize][s];
+            self.phase += add * PHASE[p as usize & 7];
+        }
+    }
+
+    /// The e.p. target behind pawn `s` that just advanced two squares, if a pawn of the side to
+    /// move stands beside it; else 128 (none), so that only real e.p. chances enter the key.
+    fn ep_behind(&self, s: usize) -> usize {
+        if self.b[s + 1] == self.side | 1 || self.b[s - 1] == self.side | 1 {
+            s ^ 16
+        } else {
+            128
+        }
+    }
+
+    /// Is the side to move in check?
+    pub fn in_check(&self) -> bool {
+        let king = self.b.iter().position(|&p| p == self.side | 6).unwrap_or(0);
+        attacked(&self.b, king, self.side ^ 24, 0..16)
+    }
+
+    /// Legal moves; only captures and queen promotions when `noisy` (for quiescence).
+    pub fn gen(&self, noisy: bool) -> Vec<Move> {
+        let (us, them, white) = (self.side, self.side ^ 24, self.side == 8);
+        let mut v = Vec::with_capacity(64);
+        let mut king = 0;
+        for f in 0..120 {
+            let p = self.b[f];
+            let k = p as usize & 7;
+            if p & us == 0 {
+                continue; // empty, enemy, or off the board (always empty)
+            }
+            if k == 1 {
+                let t = f + if white { 16 } else { 240 } & 255; // one step forward
+                for c in [t + 1 & 255, t + 255 & 255] {
+                    if c & 0x88 == 0 && (self.b[c] & them > 0 || c == self.ep) {
+                        pawn_move(&mut v, f, c, noisy); // capture, e.p. included
+                    }
+                }
+                if self.b[t] == 0 {
+                    if !noisy || (t >> 4) % 7 == 0 {
+                        pawn_move(&mut v, f, t, noisy);
+                    }
+                    let t2 = t * 2 - f; // two steps, from the pawn's start rank only
+                    if !noisy && f >> 4 == if white { 1 } else { 6 } && self.b[t2] == 0 {
+                        v.push(Move { from: f, to: t2, promo: 0 });
+                    }
+                }
+                continue;
+            }
+            king = if k == 6 { f } else { king };
+            for &d in &DIRS[match k { 2 => 8..16, 3 => 4..8, 4 => 0..4, _ => 0..8 }] {
+                let mut t = f;
+                loop {
+                    t = t + d & 255;
+                    if t & 0x88 > 0 || self.b[t] & us > 0 {
+                        break;
+                    }
+                    if !noisy || self.b[t] > 0 {
+                        v.push(Move { from: f, to: t, promo: 0 });
+                    }
+                    if self.b[t] > 0 || k == 2 || k == 6 {
+                        break; // capture, or a leaper's single step
+                    }
+                }
+            }
+        }
+        let rights = self.castle >> if white { 0 } else { 2 }; // rights imply king and rook at home
+        let safe = |s| !attacked(&self.b, s, them, 0..16); // the square the king lands on is checked below
+        if !noisy && rights & 1 > 0 && self.b[king + 1] | self.b[king + 2] == 0 && safe(king) && safe(king + 1) {
+            v.push(Move { from: king, to: king + 2, promo: 0 });
+        }
+        if !noisy && rights & 2 > 0 && self.b[king - 1] | self.b[king - 2] | self.b[king - 3] == 0 && safe(king) && safe(king - 1) {
+            v.push(Move { from: king, to: king - 2, promo: 0 });
+        }
+        let check = !safe(king);
+        v.retain(|m| {
+            let mut b = self.b; // play the move on a scratch board and look at our king
+            let p = b[m.from];
+            let (dr, df) = ((m.from >> 4).abs_diff(king >> 4), (m.from & 7).abs_diff(king & 7));
+            // not in check, a move by another piece than the king and not e.p. can only
+            // expose the king along the line from the king through the square it leaves
+            let dirs = if check || p & 7 == 6 || m.to == self.ep {
+                0..16
+            } else if dr == df || dr * df == 0 {
+                let step = (m.from as i32 - king as i32) / dr.max(df) as i32 & 255; // 0x88: exact
+                let i = DIRS.iter().position(|&d| d as i32 == step).unwrap_or(0);
+                i..i + 1
+            } else {
+                return true;
+            };
+            if p & 7 == 1 && m.to == self.ep {
+                b[m.to ^ 16] = 0;
+            }
+            b[m.to] = p;
+            b[m.from] = 0;
+            !attacked(&b, if p & 7 == 6 { m.to } else { king }, them, dirs)
+        });
+        v
+    }
+
+    /// Plays a legal move.
+    pub fn make(&mut self, m: Move) {
+        let (f, t) = (m.from, m.to);
+        let (p, victim) = (self.b[f], self.b[t]);
+        let pawn = p & 7 == 1;
+        self.key ^= z(self.castle) ^ z(self.ep) ^ z(16); // out go rights and e.p.; flip the side
+        self.set(t, victim, -1);
+        self.set(f, p, -1);
+        self.set(t, if m.promo > 0 { m.promo | self.side } else { p }, 1);
+        if pawn && t == self.ep {
+            self.set(t ^ 16, self.side ^ 24 | 1, -1); // e.p.: the captured pawn is behind the target
+        }
+        if p & 7 == 6 && f.abs_diff(t) == 2 {
+            let (rf, rt) = if t > f { (f + 3, f + 1) } else { (f - 4, f - 1) };
+            self.set(rf, p - 2, -1); // castling: the rook jumps over the king
+            self.set(rt, p - 2, 1);
+        }
+        self.castle &= !(lost(f) | lost(t));
+        self.half = if pawn || victim > 0 { 0 } else { self.half + 1 };
+        self.full += (self.side == 16) as u32;
+        self.side ^= 24;
+        self.ep = if pawn && f ^ t == 32 { self.ep_behind(t) } else { 128 };
+        self.key ^= z(self.castle) ^ z(self.ep);
+    }
+
+    /// The position after legal move `m` (copy-make).
+    pub fn after(&self, m: Move) -> Board {
+        let mut c = *self;
+        c.make(m);
+        c
+    }
+
+    /// The legal move whose UCI text is `text`, if any.
+    pub fn parse_move(&self, text: &str) -> Option<Move> {
+        self.gen(false).into_iter().find(|m| m.to_string() == text)
+    }
+
+    /// Leaf nodes of the legal move tree `depth` plies deep.
+    pub fn perft(&self, depth: u32) -> u64 {
+        let moves = self.gen(false);
+        match depth {
+            0 => 1,
+            1 => moves.len() as u64,
+            _ => moves.iter().map(|&m| self.after(m).perft(depth - 1)).sum(),
+        }
+    }
+
+    /// Too little material for anyone to mate: kings and at most one minor piece, no pawns.
+    pub fn insufficient(&self) -> bool {
+        self.phase < 2 && !self.b.iter().any(|&p| p & 7 == 1)
+    }
+
+    /// Static evaluation in centipawns, for the side to move: PeSTO tables tapered by phase.
+    pub fn eval(&self) -> i32 {
+        let (s, ph) = (self.score, self.phase.min(24));
+        let v = (s as i16 as i32 * ph + (s + 0x8000 >> 16) * (24 - ph)) / 24;
+        if self.side == 8 {
+            v
+        } else {
+            -v
+        }
+    }
+}
+
+/// Adds pawn move f-t; on the last rank as the four promotions (only the queen when `noisy`).
+fn pawn_move(v: &mut Vec<Move>, f: usize, t: usize, noisy: bool) {
+    if (t >> 4) % 7 > 0 {
+        v.push(Move { from: f, to: t, promo: 0 });
+    } else {
+        for promo in if noisy { 5..6 } else { 2..6 } {
+            v.push(Move { from: f, to: t, promo });
+        }
+    }
+}
+
+/// One hash-table slot: a position's key, best move, score, draft and bound.
+#[derive(Clone, Copy, Default)]
+pub struct Entry {
+    pub key: u64,
+    pub mv: Move,
+    pub score: i32,
+    pub depth: i32,
+    /// 1: upper bound (all moves failed low), 2: lower bound (a move failed high), 3: exact.
+    pub bound: u8,
+}
+
+/// When to stop: plies, nodes, and milliseconds (soft: start no new iteration; hard: abort).
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub depth: i32,
+    pub nodes: u64,
+    pub soft: u64,
+    pub hard: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { depth: 64, nodes: u64::MAX, soft: u64::MAX, hard: u64::MAX }
+    }
+}
+
+/// What one completed root iteration found.
+#[derive(Clone, Debug, Default)]
+pub struct Info {
+    pub depth: i32,
+    pub seldepth: usize,
+    pub score: i32,
+    pub nodes: u64,
+    pub ms: u64,
+    pub pv: Vec<Move>,
+}
+
+/// The searcher: hash table, limits and counters.
+pub struct Engine {
+    pub tt: Vec<Entry>,
+    /// Set from outside (or by the limits) to stop the search.
+    pub stop: Arc<AtomicBool>,
+    /// Called after every completed root iteration.
+    pub report: Box<dyn FnMut(&Info) + Send>,
+    lim: Limits,
+    start: Instant,
+    nodes: u64,
+    seldepth: usize,
+    keys: Vec<u64>,
+    best: Move,
+    info: Info,
+}
+
+/// Mate scores are stored as distance from the node, read back as distance from the root.
+fn ply_adjust(s: i32, ply: i32) -> i32 {
+    if s > MATE - 999 {
+        s + ply
+    } else if s < 999 - MATE {
+        s - ply
+    } else {
+        s
+    }
+}
+
+impl Engine {
+    /// A searcher with a `mb`-megabyte hash table.
+    pub fn new(mb: usize) -> Engine {
+        let mut e = Engine {
+            tt: vec![],
+            stop: Arc::new(AtomicBool::new(false)),
+            report: Box::new(|_| {}),
+            lim: Limits::default(),
+            start: Instant::now(),
+            nodes: 0,
+            seldepth: 0,
+            keys: vec![],
+            best: Move::default(),
+            info: Info::default(),
+        };
+        e.resize(mb);
+        e
+    }
+
+    /// Empties the hash table and gives it `mb` megabytes.
+    pub fn resize(&mut self, mb: usize) {
+        self.tt = vec![Entry::default(); (mb << 20) / std::mem::size_of::<Entry>()];
+    }
+
+    fn ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    /// Searches `b` (`history`: keys of the earlier positions of the game) within `lim`.
+    /// Returns the best move (None when there is no legal move) and the last iteration's info.
+    pub fn think(&mut self, b: &Board, history: &[u64], lim: Limits) -> (Option<Move>, Info) {
+        (self.lim, self.start, self.nodes, self.seldepth) = (lim, Instant::now(), 0, 0);
+        self.keys = history.to_vec();
+        self.info = Info::default();
+        let moves = b.gen(false);
+        self.best = *moves.first().unwrap_or(&Move::default()); // a legal move, even if stopped at once
+        if !moves.is_empty() {
+            self.search(b, -MATE, MATE, lim.depth.max(1), 0);
+        }
+        let mut info = self.info.clone();
+        info.nodes = self.nodes;
+        info.ms = self.ms();
+        (moves.first().map(|_| self.best), info)
+    }
+
+    /// The principal variation: the root's best move, then hash moves while they are legal.
+    fn pv(&self, b: &Board) -> Vec<Move> {
+        let (mut v, mut c) = (vec![self.best], b.after(self.best));
+        while v.len() < 64 {
+            let e = self.tt[c.key as usize % self.tt.len()];
+            if e.key != c.key || !c.gen(false).contains(&e.mv) {
+                break;
+            }
+            v.push(e.mv);
+            c.make(e.mv);
+        }
+        v
+    }
+
+    /// Negamax alpha-beta, fail-soft, with internal iterative deepening in every node.
+    fn search(&mut self, b: &Board, alpha: i32, beta: i32, depth: i32, ply: usize) -> i32 {
+        self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply);
+        if self.nodes >= self.lim.nodes || self.nodes & 1023 == 0 && self.ms() >= self.lim.hard {
+            self.stop.store(true, Relaxed);
+        }
+        if self.stop.load(Relaxed) {
+            return 0;
+        }
+        let check = b.in_check();
+        // draws: fifty moves, bare kings, or a repetition (of any earlier position since the last
+        // capture or pawn move, two plies apart)
+        let repeated = self.keys.iter().rev().take(b.half as usize).skip(1).step_by(2).any(|&k| k == b.key);
+        if ply > 0 && (b.half > 99 || b.insufficient() || repeated) {
+            return 0;
+        }
+        if ply > 99 {
+            return b.eval();
+        }
+        let depth = depth.max(0) + check as i32; // check extension; depth 0 is quiescence
+        let qs = depth == 0;
+        let slot = b.key as usize % self.tt.len();
+        let e = self.tt[slot];
+        let hit = e.key == b.key;
+        let tt_score = ply_adjust(e.score, -(ply as i32));
+        if hit && ply > 0 && e.depth >= depth && (e.bound == 3 || e.bound == 2 && tt_score >= beta || e.bound == 1 && tt_score <= alpha) {
+            return tt_score;
+        }
+        let stand = b.eval();
+        if qs && stand >= beta {
+            return stand; // stand pat: the side to move need not capture
+        }
+        // Pass 1: generate, and score every move without searching it: MVV/LVA for captures
+        // and promotions (victim first, then the cheapest attacker), quiet moves after them.
+        let mut moves = b.gen(qs);
+        if moves.is_empty() {
+            return if qs { stand } else if check { ply as i32 - MATE } else { 0 };
+        }
+        let mut keys: Vec<i32> = moves.iter().map(|m| {
+            let victim = (b.b[m.to] & 7) as i32 + m.promo as i32;
+            if victim > 0 { (1 << 20) + victim * 8 - (b.b[m.from] & 7) as i32 } else { 0 }
+        }).collect();
+        let mut best_move = if hit { e.mv } else { Move::default() };
+        let mut best = -MATE;
+        // Pass 2: deepen from what the hash table knows up to `depth` (quiescence: one pass),
+        // each iteration trying the previous iteration's best move first.
+        for d in if qs { 0 } else if hit { (e.depth + 1).min(depth) } else { 1 }..=depth {
+            if let Some(i) = moves.iter().position(|&m| m == best_move) {
+                keys[i] = 1 << 30 | d;
+            }
+            best = if qs { stand } else { -MATE };
+            let mut a = alpha.max(best);
+            for i in 0..moves.len() {
+                let j = (i..moves.len()).max_by_key(|&j| keys[j]).unwrap_or(i); // best first
+                moves.swap(i, j);
+                keys.swap(i, j);
+                let m = moves[i];
+                self.keys.push(b.key);
+                let s = -self.search(&b.after(m), -beta, -a, d - 1, ply + 1);
+                self.keys.pop();
+                if self.stop.load(Relaxed) {
+                    return 0;
+                }
+                if s > best {
+                    best = s;
+                    if s > a {
+                        (a, best_move) = (s, m);
+                        if ply == 0 {
+                            self.best = m;
+                        }
+                        if s >= beta {
+                            break;
+                        }
+                    }
+                }
+            }
+            let old = self.tt[slot]; // replace another position, or this one searched less deep
+            if old.key != b.key || d >= old.depth {
+                let bound = if best >= beta { 2 } else if best > alpha { 3 } else { 1 };
+                self.tt[slot] = Entry { key: b.key, mv: best_move, score: ply_adjust(best, ply as i32), depth: d, bound };
+            }
+            if ply == 0 {
+                self.info = Info { depth: d, seldepth: self.seldepth, score: best, nodes: self.nodes, ms: self.ms(), pv: self.pv(b) };
+                (self.report)(&self.info);
+                if self.ms() >= self.lim.soft || moves.len() == 1 {
+                    break; // no time for another iteration, or no choice to make
+                }
+            }
+        }
+        best
+    }
+}

@@ -36,8 +36,8 @@ static PST: [[i32; 128]; 23] = {
         let (k, eg, sq) = (i / 128, i / 64 % 2, i % 64);
         let v = (TABLES.as_bytes()[i] as i32 * 4 - 308 + VALUE[k * 2 + eg]) << (eg * 16);
         let s = (7 - sq / 8) * 16 + sq % 8; // table index -> 0x88 square, for White
-        t[k + 9][s] = v;
-        t[k + 17][s ^ 0x70] = -v; // Black: the same table, ranks mirrored
+        t[k + 9][s] += v;
+        t[k + 17][s ^ 0x70] -= v; // Black: the same table, ranks mirrored
         i += 1;
     }
     t

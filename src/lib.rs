@@ -459,6 +459,8 @@ pub struct Info {
     pub nodes: u64,
     pub ms: u64,
     pub pv: Vec<Move>,
+    /// Permille of the first 1000 hash slots in use.
+    pub hashfull: usize,
 }
 
 /// The searcher: hash table, limits and counters.
@@ -630,7 +632,8 @@ impl Engine {
                 self.tt[slot] = Entry { key: b.key, mv: best_move, score: ply_adjust(best, ply as i32), depth: d, bound };
             }
             if ply == 0 {
-                self.info = Info { depth: d, seldepth: self.seldepth, score: best, nodes: self.nodes, ms: self.ms(), pv: self.pv(b) };
+                let hashfull = self.tt.iter().take(1000).filter(|e| e.key > 0).count();
+                self.info = Info { depth: d, seldepth: self.seldepth, score: best, nodes: self.nodes, ms: self.ms(), pv: self.pv(b), hashfull };
                 (self.report)(&self.info);
                 if self.ms() >= self.lim.soft || moves.len() == 1 {
                     break; // no time for another iteration, or no choice to make

@@ -374,6 +374,14 @@ impl Board {
         self.key ^= z(self.castle) ^ z(self.ep);
     }
 
+    /// The position after passing the move (for null-move pruning).
+    fn null(&self) -> Board {
+        let mut c = *self;
+        c.key ^= z(c.ep) ^ z(128) ^ z(16);
+        (c.ep, c.side) = (128, c.side ^ 24);
+        c
+    }
+
     /// The position after legal move `m` (copy-make).
     pub fn after(&self, m: Move) -> Board {
         let mut c = *self;
@@ -581,6 +589,16 @@ impl Engine {
         let stand = b.eval();
         if qs && stand >= beta {
             return stand; // stand pat: the side to move need not capture
+        }
+        // Null move: if passing still leaves us at or above beta at reduced depth, cut off.
+        // Not in check, not in PV nodes, not with kings and pawns only (zugzwang is common).
+        if !qs && !check && ply > 0 && beta - alpha == 1 && stand >= beta && b.phase > 0 {
+            self.keys.push(b.key);
+            let s = -self.search(&b.null(), -beta, 1 - beta, depth - 3 - depth / 4, ply + 1);
+            self.keys.pop();
+            if s >= beta {
+                return s.min(MATE - 999); // an unproven mate: the side to move passed
+            }
         }
         // Pass 1: generate, and score every move without searching it: MVV/LVA for captures
         // and promotions (victim first, then the cheapest attacker), quiet moves after them.

@@ -624,9 +624,22 @@ impl Engine {
                 let j = (i..moves.len()).max_by_key(|&j| keys[j]).unwrap_or(i); // best first
                 moves.swap(i, j);
                 keys.swap(i, j);
-                let m = moves[i];
+                let (m, c) = (moves[i], b.after(moves[i]));
+                // PVS: the first move gets the full window, the others a null window, late
+                // quiet moves also at reduced depth (LMR); a surprise is searched again in full.
+                let r = if d > 2 && i > 2 && !check && keys[i] == 0 {
+                    ((d as f32).ln() * (i as f32).ln() / 2.0) as i32
+                } else {
+                    0
+                };
                 self.keys.push(b.key);
-                let s = -self.search(&b.after(m), -beta, -a, d - 1, ply + 1);
+                let mut s = a + 1;
+                if i > 0 {
+                    s = -self.search(&c, -a - 1, -a, d - 1 - r, ply + 1);
+                }
+                if s > a && (i == 0 || r > 0 || s < beta) {
+                    s = -self.search(&c, -beta, -a, d - 1, ply + 1);
+                }
                 self.keys.pop();
                 if self.stop.load(Relaxed) {
                     return 0;

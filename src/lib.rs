@@ -485,6 +485,10 @@ pub struct Engine {
     keys: Vec<u64>,
     best: Move,
     info: Info,
+    /// Per ply, two quiet moves that recently caused a beta cutoff there.
+    killers: [[Move; 2]; 128],
+    /// Per piece and target square, how often a quiet move cut off, weighted by depth.
+    history: [[i32; 128]; 23],
 }
 
 /// Mate scores are stored as distance from the node, read back as distance from the root.
@@ -512,6 +516,8 @@ impl Engine {
             keys: vec![],
             best: Move::default(),
             info: Info::default(),
+            killers: [[Move::default(); 2]; 128],
+            history: [[0; 128]; 23],
         };
         e.resize(mb);
         e
@@ -531,7 +537,7 @@ impl Engine {
     pub fn think(&mut self, b: &Board, history: &[u64], lim: Limits) -> (Option<Move>, Info) {
         (self.lim, self.start, self.nodes, self.seldepth) = (lim, Instant::now(), 0, 0);
         self.keys = history.to_vec();
-        self.info = Info::default();
+        (self.info, self.killers, self.history) = (Info::default(), [[Move::default(); 2]; 128], [[0; 128]; 23]);
         let moves = b.gen(false);
         self.best = *moves.first().unwrap_or(&Move::default()); // a legal move, even if stopped at once
         if !moves.is_empty() {
@@ -608,7 +614,11 @@ impl Engine {
         }
         let mut keys: Vec<i32> = moves.iter().map(|m| {
             let victim = (b.b[m.to] & 7) as i32 + m.promo as i32;
-            if victim > 0 { (1 << 20) + victim * 8 - (b.b[m.from] & 7) as i32 } else { 0 }
+            match victim > 0 {
+                true => (1 << 20) + victim * 8 - (b.b[m.from] & 7) as i32,
+                _ if self.killers[ply].contains(m) => 1 << 19,
+                _ => self.history[b.b[m.from] as usize][m.to].min((1 << 19) - 1),
+            }
         }).collect();
         let mut best_move = if hit { e.mv } else { Move::default() };
         let mut best = -MATE;
@@ -627,7 +637,7 @@ impl Engine {
                 let (m, c) = (moves[i], b.after(moves[i]));
                 // PVS: the first move gets the full window, the others a null window, late
                 // quiet moves also at reduced depth (LMR); a surprise is searched again in full.
-                let r = if d > 2 && i > 2 && !check && keys[i] == 0 {
+                let r = if d > 2 && i > 2 && !check && keys[i] < 1 << 19 {
                     ((d as f32).ln() * (i as f32).ln() / 2.0) as i32
                 } else {
                     0
@@ -652,6 +662,13 @@ impl Engine {
                             self.best = m;
                         }
                         if s >= beta {
+                            if keys[i] < 1 << 20 {
+                                // a quiet move cut off: remember it as killer, credit its history
+                                self.history[b.b[m.from] as usize][m.to] += d * d;
+                                if self.killers[ply][0] != m {
+                                    self.killers[ply] = [m, self.killers[ply][0]];
+                                }
+                            }
                             break;
                         }
                     }

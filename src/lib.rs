@@ -7,16 +7,14 @@
 //! Search: one recursive negamax that deepens iteratively in every node and, at depth 0,
 //! turns into a two-pass MVV/LVA quiescence search in the same loop.
 
-use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::Arc;
-use std::time::Instant;
+use std::{fmt, sync::Arc, time::Instant};
 
 /// Score for being mated now; mate in n plies scores `MATE - n`.
 pub const MATE: i32 = 32000;
 /// The start position.
 pub const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-/// FEN letter of each piece code (white 9..14, black 17..22).
+/// FEN letter of each piece code (white 9..14, black 17..22); '.' for an empty square.
 const LETTERS: &str = ".........PNBRQK..pnbrqk";
 /// Step vectors as 0x88 offsets mod 256: rook 0..4, bishop 4..8, queen/king 0..8, knight 8..16.
 const DIRS: [usize; 16] = [1, 16, 255, 240, 15, 17, 239, 241, 14, 18, 31, 33, 242, 238, 225, 223];
@@ -66,35 +64,28 @@ fn lost(s: usize) -> usize {
 }
 
 /// Is square `s` attacked by colour `them` on board `b`, along the directions DIRS[dirs]?
-fn attacked(b: &[u8; 128], s: usize, them: u8, dirs: std::ops::Range<usize>) -> bool {
-    for i in dirs {
-        let d = DIRS[i];
-        let mut t = s + d & 255;
-        if i > 7 {
-            if t & 0x88 == 0 && b[t] == them | 2 {
-                return true; // a knight one jump away
-            }
-            continue;
-        }
-        let mut near = true;
+fn attacked(b: &[u8; 128], s: usize, them: u8, mut dirs: std::ops::Range<usize>) -> bool {
+    dirs.any(|i| {
+        let (d, mut t, mut near) = (DIRS[i], s + DIRS[i] & 255, true);
         while t & 0x88 == 0 {
             let (p, k) = (b[t], b[t] & 7);
             if p > 0 {
-                // queen; rook on a file/rank; bishop on a diagonal; king or pawn next door
-                if p & them > 0
-                    && (k == 5
-                        || k == if i < 4 { 4 } else { 3 }
-                        || near && (k == 6 || k == 1 && i > 3 && (d > 128) == (them == 8)))
-                {
-                    return true;
-                }
-                break;
+                // the first piece met: a knight a jump away; a queen, a rook on a file or rank,
+                // a bishop on a diagonal; a king, or a pawn facing this way, next door
+                return p & them > 0
+                    && if i > 7 {
+                        k == 2
+                    } else {
+                        k == 5 || k == [4, 3][i / 4] || near && (k == 6 || k == 1 && i > 3 && (d > 128) == (them == 8))
+                    };
             }
-            t = t + d & 255;
-            near = false;
+            if i > 7 {
+                break; // knights jump once
+            }
+            (t, near) = (t + d & 255, false);
         }
-    }
-    false
+        false
+    })
 }
 
 /// Name of square `s`, e.g. "e4".
@@ -136,78 +127,67 @@ impl Board {
     /// Parses a FEN (4 to 6 fields); the error says what is wrong.
     pub fn from_fen(fen: &str) -> Result<Board, String> {
         let f: Vec<&str> = fen.split_whitespace().collect();
-        if !(4..7).contains(&f.len()) {
-            return Err(format!("FEN needs 4 to 6 fields, not {}", f.len()));
-        }
         let mut x = Board { b: [0; 128], side: 8, castle: 0, ep: 128, half: 0, full: 1, key: 0, score: 0, phase: 0 };
-        let rows: Vec<&str> = f[0].split('/').collect();
-        if rows.len() != 8 {
-            return Err(format!("FEN board needs 8 ranks, not {}", rows.len()));
+        if f.len() < 4 || f.len() > 6 {
+            Err("FEN needs 4 to 6 fields")?
         }
-        for (r, row) in rows.iter().enumerate() {
-            let mut file = 0;
-            for c in row.chars() {
-                match (c.to_digit(10), LETTERS.find(c)) {
-                    (Some(n @ 1..=8), _) => file += n as usize,
-                    (None, Some(p)) if p > 0 => {
-                        if file < 8 {
-                            x.set((7 - r) * 16 + file, p as u8, 1);
-                        }
-                        file += 1;
-                    }
-                    _ => return Err(format!("bad piece letter '{c}' in FEN")),
+        let mut s = 112; // a8: the board runs from rank 8 down to 1, each from a to h
+        for c in f[0].chars() {
+            let p = LETTERS.find(c).unwrap_or(0);
+            match c.to_digit(10) {
+                _ if c == '/' && s & 15 == 8 && s > 8 => s -= 24, // next rank, after exactly 8 squares
+                Some(n @ 1..=8) => s += n as usize,
+                _ if p > 0 && s & !0x77 == 0 => {
+                    x.set(s, p as u8, 1);
+                    s += 1
                 }
-            }
-            if file != 8 {
-                return Err(format!("rank {} has {file} squares, not 8", 8 - r));
+                _ if p > 0 || c == '/' || c.is_ascii_digit() => s = 999,
+                _ => Err(format!("bad piece letter '{c}'"))?,
             }
         }
-        for (king, name) in [(14, "white"), (22, "black")] {
-            match x.b.iter().filter(|&&p| p == king).count() {
-                0 => return Err(format!("no {name} king")),
-                1 => {}
-                _ => return Err(format!("more than one {name} king")),
+        if s != 8 {
+            Err("FEN board must be 8 ranks of 8 squares")?
+        }
+        for (k, colour) in [(14, "white"), (22, "black")] {
+            let n = x.b.iter().filter(|&&p| p == k).count();
+            if n != 1 {
+                Err(format!("needs one {colour} king, has {n}"))?
             }
         }
         if (0..8).chain(112..120).any(|s| x.b[s] & 7 == 1) {
-            return Err("pawn on rank 1 or 8".into());
+            Err("pawn on rank 1 or 8")?
         }
         x.side = match f[1] {
             "w" => 8,
             "b" => 16,
-            s => return Err(format!("side to move must be w or b, not '{s}'")),
+            _ => Err("side to move must be w or b")?,
         };
         for c in f[2].chars().filter(|_| f[2] != "-") {
-            x.castle |= 1 << "KQkq".find(c).ok_or(format!("bad castling field '{}'", f[2]))?;
+            x.castle |= 1 << "KQkq".find(c).ok_or("bad castling field")?;
         }
-        for (right, king, rook) in [(1, 4, 7), (2, 4, 0), (4, 116, 119), (8, 116, 112)] {
-            let colour = if right < 4 { 8 } else { 16 };
-            if x.b[king] != colour | 6 || x.b[rook] != colour | 4 {
-                x.castle &= !right; // a right without its king and rook in place is void
+        for (right, k, r, king) in [(1, 4, 7, 14), (2, 4, 0, 14), (4, 116, 119, 22), (8, 116, 112, 22)] {
+            if x.b[k] != king || x.b[r] != king - 2 {
+                x.castle &= !right; // a right without its king and rook at home is void
             }
         }
         if f[3] != "-" {
-            let s = f[3].as_bytes();
-            let ep = match s {
+            let e = match f[3].as_bytes() {
                 [c @ b'a'..=b'h', r @ b'1'..=b'8'] => (r - b'1') as usize * 16 + (c - b'a') as usize,
                 _ => 0,
             };
-            // the target must be on the 6th (3rd) rank, empty, with the pushed pawn in front
-            if s.len() != 2 || ep >> 4 != if x.side == 8 { 5 } else { 2 } || x.b[ep] > 0 || x.b[ep ^ 16] != x.side ^ 24 | 1 {
-                return Err(format!("bad en-passant square '{}'", f[3]));
+            // the target must be on the 6th (3rd) rank, empty, with the pawn that just moved in front
+            if e >> 4 != if x.side == 8 { 5 } else { 2 } || x.b[e] > 0 || x.b[e ^ 16] != x.side ^ 24 | 1 {
+                Err("bad en-passant square")?
             }
-            x.ep = x.ep_behind(ep ^ 16);
+            x.ep = x.ep_behind(e ^ 16);
         }
-        let number = |i: usize, default: u32| {
-            f.get(i).map_or(Ok(default), |s| s.parse().map_err(|_| format!("'{s}' in FEN is not a number")))
-        };
-        x.half = number(4, 0)?;
-        x.full = number(5, 1)?.max(1);
-        x.key ^= z(x.castle) ^ z(x.ep) ^ if x.side == 16 { z(16) } else { 0 };
-        let mut other = x;
-        other.side ^= 24;
-        if other.in_check() {
-            return Err("the side not to move is in check".into());
+        let num = |i: usize, d| f.get(i).map_or(Ok(d), |s| s.parse().map_err(|_| format!("'{s}' is not a number")));
+        (x.half, x.full) = (num(4, 0)?, num(5, 1)?.max(1));
+        x.key ^= z(x.castle) ^ z(x.ep) ^ if x.side > 8 { z(16) } else { 0 };
+        let mut y = x;
+        y.side ^= 24;
+        if y.in_check() {
+            Err("the side not to move is in check")?
         }
         Ok(x)
     }
@@ -216,31 +196,16 @@ impl Board {
     pub fn fen(&self) -> String {
         let mut s = String::new();
         for r in (0..8).rev() {
-            let mut empty = 0;
-            for f in 0..8 {
-                let p = self.b[r * 16 + f] as usize;
-                if p > 0 && empty > 0 {
-                    s += &empty.to_string();
-                }
-                if p > 0 {
-                    s.push(LETTERS.as_bytes()[p] as char);
-                    empty = 0;
-                } else {
-                    empty += 1;
-                }
-            }
-            if empty > 0 {
-                s += &empty.to_string();
-            }
-            if r > 0 {
-                s.push('/');
-            }
+            s.extend((0..8).map(|f| LETTERS.as_bytes()[self.b[r * 16 + f] as usize] as char));
+            s.push(if r > 0 { '/' } else { ' ' });
         }
-        let castle: String = "KQkq".chars().enumerate().filter(|(i, _)| self.castle >> i & 1 > 0).map(|(_, c)| c).collect();
-        let ep = if self.ep < 128 { square_name(self.ep) } else { "-".into() };
+        for n in (1..9).rev() {
+            s = s.replace(&".".repeat(n), &n.to_string()); // runs of empty squares become digits
+        }
+        let c: String = "KQkq".chars().enumerate().filter(|x| self.castle >> x.0 & 1 > 0).map(|x| x.1).collect();
+        let e = if self.ep < 128 { square_name(self.ep) } else { "-".into() };
         let side = if self.side == 8 { 'w' } else { 'b' };
-        let castle = if castle.is_empty() { "-".into() } else { castle };
-        format!("{s} {side} {castle} {ep} {} {}", self.half, self.full)
+        format!("{s}{side} {} {e} {} {}", if c.is_empty() { "-" } else { &c }, self.half, self.full)
     }
 
     /// Puts piece `p` on square `s` (add = 1) or takes it off (add = -1), keeping key, score and phase.
@@ -272,64 +237,67 @@ impl Board {
     /// Legal moves; only captures and queen promotions when `noisy` (for quiescence).
     pub fn gen(&self, noisy: bool) -> Vec<Move> {
         let (us, them, white) = (self.side, self.side ^ 24, self.side == 8);
-        let mut v = Vec::with_capacity(64);
-        let mut king = 0;
+        let (mut v, mut king) = (Vec::with_capacity(64), 0);
+        // adds move f-t; a pawn reaching the last rank as the four promotions (noisy: the queen)
+        let mut add = |f: usize, t: usize| {
+            for promo in match self.b[f] & 7 == 1 && (t >> 4) % 7 == 0 {
+                false => 0..1,
+                _ if noisy => 5..6,
+                _ => 2..6,
+            } {
+                v.push(Move { from: f, to: t, promo })
+            }
+        };
         for f in 0..120 {
-            let p = self.b[f];
-            let k = p as usize & 7;
-            if p & us == 0 {
+            let k = self.b[f] & 7;
+            if self.b[f] & us == 0 {
                 continue; // empty, enemy, or off the board (always empty)
             }
             if k == 1 {
                 let t = f + if white { 16 } else { 240 } & 255; // one step forward
                 for c in [t + 1 & 255, t + 255 & 255] {
                     if c & 0x88 == 0 && (self.b[c] & them > 0 || c == self.ep) {
-                        pawn_move(&mut v, f, c, noisy); // capture, e.p. included
+                        add(f, c); // captures, e.p. included
                     }
                 }
-                if self.b[t] == 0 {
-                    if !noisy || (t >> 4) % 7 == 0 {
-                        pawn_move(&mut v, f, t, noisy);
-                    }
-                    let t2 = t * 2 - f; // two steps, from the pawn's start rank only
-                    if !noisy && f >> 4 == if white { 1 } else { 6 } && self.b[t2] == 0 {
-                        v.push(Move { from: f, to: t2, promo: 0 });
-                    }
+                if self.b[t] == 0 && (!noisy || (t >> 4) % 7 == 0) {
+                    add(f, t);
+                }
+                if self.b[t] == 0 && !noisy && f >> 4 == if white { 1 } else { 6 } && self.b[t * 2 - f] == 0 {
+                    add(f, t * 2 - f); // two steps, from the start rank
                 }
                 continue;
             }
-            king = if k == 6 { f } else { king };
+            if k == 6 {
+                king = f;
+            }
             for &d in &DIRS[match k { 2 => 8..16, 3 => 4..8, 4 => 0..4, _ => 0..8 }] {
-                let mut t = f;
-                loop {
-                    t = t + d & 255;
-                    if t & 0x88 > 0 || self.b[t] & us > 0 {
-                        break;
-                    }
+                let mut t = f + d & 255;
+                while t & 0x88 == 0 && self.b[t] & us == 0 {
                     if !noisy || self.b[t] > 0 {
-                        v.push(Move { from: f, to: t, promo: 0 });
+                        add(f, t);
                     }
                     if self.b[t] > 0 || k == 2 || k == 6 {
-                        break; // capture, or a leaper's single step
+                        break; // a capture, or a leaper's single step
                     }
+                    t = t + d & 255;
                 }
             }
         }
-        let rights = self.castle >> if white { 0 } else { 2 }; // rights imply king and rook at home
-        let safe = |s| !attacked(&self.b, s, them, 0..16); // the square the king lands on is checked below
-        if !noisy && rights & 1 > 0 && self.b[king + 1] | self.b[king + 2] == 0 && safe(king) && safe(king + 1) {
-            v.push(Move { from: king, to: king + 2, promo: 0 });
+        let safe = |s| !attacked(&self.b, s, them, 0..16);
+        let (check, rights) = (!safe(king), self.castle >> if white { 0 } else { 2 });
+        // castling: rights imply king and rook at home; the king's landing square is tested below
+        if !noisy && !check && rights & 1 > 0 && self.b[king + 1] | self.b[king + 2] == 0 && safe(king + 1) {
+            add(king, king + 2);
         }
-        if !noisy && rights & 2 > 0 && self.b[king - 1] | self.b[king - 2] | self.b[king - 3] == 0 && safe(king) && safe(king - 1) {
-            v.push(Move { from: king, to: king - 2, promo: 0 });
+        if !noisy && !check && rights & 2 > 0 && self.b[king - 1] | self.b[king - 2] | self.b[king - 3] == 0 && safe(king - 1) {
+            add(king, king - 2);
         }
-        let check = !safe(king);
         v.retain(|m| {
-            let mut b = self.b; // play the move on a scratch board and look at our king
-            let p = b[m.from];
+            let (mut b, p) = (self.b, self.b[m.from]);
             let (dr, df) = ((m.from >> 4).abs_diff(king >> 4), (m.from & 7).abs_diff(king & 7));
-            // not in check, a move by another piece than the king and not e.p. can only
-            // expose the king along the line from the king through the square it leaves
+            // in check, king moves and e.p. need the full test; any other move can only expose the
+            // king along the line from the king through the square it leaves, if there is one
             let dirs = if check || p & 7 == 6 || m.to == self.ep {
                 0..16
             } else if dr == df || dr * df == 0 {
@@ -342,8 +310,7 @@ impl Board {
             if p & 7 == 1 && m.to == self.ep {
                 b[m.to ^ 16] = 0;
             }
-            b[m.to] = p;
-            b[m.from] = 0;
+            (b[m.to], b[m.from]) = (p, 0);
             !attacked(&b, if p & 7 == 6 { m.to } else { king }, them, dirs)
         });
         v
@@ -351,8 +318,7 @@ impl Board {
 
     /// Plays a legal move.
     pub fn make(&mut self, m: Move) {
-        let (f, t) = (m.from, m.to);
-        let (p, victim) = (self.b[f], self.b[t]);
+        let (f, t, p, victim) = (m.from, m.to, self.b[m.from], self.b[m.to]);
         let pawn = p & 7 == 1;
         self.key ^= z(self.castle) ^ z(self.ep) ^ z(16); // out go rights and e.p.; flip the side
         self.set(t, victim, -1);
@@ -368,7 +334,7 @@ impl Board {
         }
         self.castle &= !(lost(f) | lost(t));
         self.half = if pawn || victim > 0 { 0 } else { self.half + 1 };
-        self.full += (self.side == 16) as u32;
+        self.full += (self.side > 8) as u32;
         self.side ^= 24;
         self.ep = if pawn && f ^ t == 32 { self.ep_behind(t) } else { 128 };
         self.key ^= z(self.castle) ^ z(self.ep);
@@ -417,17 +383,6 @@ impl Board {
             v
         } else {
             -v
-        }
-    }
-}
-
-/// Adds pawn move f-t; on the last rank as the four promotions (only the queen when `noisy`).
-fn pawn_move(v: &mut Vec<Move>, f: usize, t: usize, noisy: bool) {
-    if (t >> 4) % 7 > 0 {
-        v.push(Move { from: f, to: t, promo: 0 });
-    } else {
-        for promo in if noisy { 5..6 } else { 2..6 } {
-            v.push(Move { from: f, to: t, promo });
         }
     }
 }
@@ -482,7 +437,10 @@ pub struct Engine {
     start: Instant,
     nodes: u64,
     seldepth: usize,
+    /// Keys of the game's earlier positions, then of the current search path.
     keys: Vec<u64>,
+    /// How many of `keys` are from the game.
+    game: usize,
     best: Move,
     info: Info,
     /// Per ply, two quiet moves that recently caused a beta cutoff there.
@@ -493,12 +451,10 @@ pub struct Engine {
 
 /// Mate scores are stored as distance from the node, read back as distance from the root.
 fn ply_adjust(s: i32, ply: i32) -> i32 {
-    if s > MATE - 999 {
-        s + ply
-    } else if s < 999 - MATE {
-        s - ply
-    } else {
-        s
+    match s {
+        _ if s > MATE - 999 => s + ply,
+        _ if s < 999 - MATE => s - ply,
+        _ => s,
     }
 }
 
@@ -507,13 +463,14 @@ impl Engine {
     pub fn new(mb: usize) -> Engine {
         let mut e = Engine {
             tt: vec![],
-            stop: Arc::new(AtomicBool::new(false)),
+            stop: Arc::default(),
             report: Box::new(|_| {}),
             lim: Limits::default(),
             start: Instant::now(),
             nodes: 0,
             seldepth: 0,
             keys: vec![],
+            game: 0,
             best: Move::default(),
             info: Info::default(),
             killers: [[Move::default(); 2]; 128],
@@ -536,16 +493,14 @@ impl Engine {
     /// Returns the best move (None when there is no legal move) and the last iteration's info.
     pub fn think(&mut self, b: &Board, history: &[u64], lim: Limits) -> (Option<Move>, Info) {
         (self.lim, self.start, self.nodes, self.seldepth) = (lim, Instant::now(), 0, 0);
-        self.keys = history.to_vec();
-        (self.info, self.killers, self.history) = (Info::default(), [[Move::default(); 2]; 128], [[0; 128]; 23]);
+        (self.keys, self.game, self.info) = (history.to_vec(), history.len(), Info::default());
+        (self.killers, self.history) = ([[Move::default(); 2]; 128], [[0; 128]; 23]);
         let moves = b.gen(false);
         self.best = *moves.first().unwrap_or(&Move::default()); // a legal move, even if stopped at once
         if !moves.is_empty() {
             self.search(b, -MATE, MATE, lim.depth.max(1), 0);
         }
-        let mut info = self.info.clone();
-        info.nodes = self.nodes;
-        info.ms = self.ms();
+        let info = Info { nodes: self.nodes, ms: self.ms(), ..self.info.clone() };
         (moves.first().map(|_| self.best), info)
     }
 
@@ -565,84 +520,74 @@ impl Engine {
 
     /// Negamax alpha-beta, fail-soft, with internal iterative deepening in every node.
     fn search(&mut self, b: &Board, alpha: i32, beta: i32, depth: i32, ply: usize) -> i32 {
-        self.nodes += 1;
-        self.seldepth = self.seldepth.max(ply);
+        (self.nodes, self.seldepth) = (self.nodes + 1, self.seldepth.max(ply));
         if self.nodes >= self.lim.nodes || self.nodes & 1023 == 0 && self.ms() >= self.lim.hard {
             self.stop.store(true, Relaxed);
         }
-        if self.stop.load(Relaxed) {
-            return 0;
-        }
-        let check = b.in_check();
-        // draws: fifty moves, bare kings, or a repetition (of any earlier position since the last
-        // capture or pawn move, two plies apart)
-        let repeated = self.keys.iter().rev().take(b.half as usize).skip(1).step_by(2).any(|&k| k == b.key);
-        if ply > 0 && (b.half > 99 || b.insufficient() || repeated) {
+        // the key stack holds the path to this node (what siblings' searches left goes); draws:
+        // fifty moves, bare kings, or a repetition (since the last capture or pawn move, an even
+        // number of plies back)
+        self.keys.truncate(self.game + ply);
+        let rep = self.keys.iter().rev().take(b.half as usize).skip(1).step_by(2).any(|&k| k == b.key);
+        if self.stop.load(Relaxed) || ply > 0 && (b.half > 99 || b.insufficient() || rep) {
             return 0;
         }
         if ply > 99 {
             return b.eval();
         }
-        let depth = depth.max(0) + check as i32; // check extension; depth 0 is quiescence
-        let qs = depth == 0;
-        let slot = b.key as usize % self.tt.len();
-        let e = self.tt[slot];
-        let hit = e.key == b.key;
-        let tt_score = ply_adjust(e.score, -(ply as i32));
-        if hit && ply > 0 && e.depth >= depth && (e.bound == 3 || e.bound == 2 && tt_score >= beta || e.bound == 1 && tt_score <= alpha) {
-            return tt_score;
+        self.keys.push(b.key);
+        let check = b.in_check();
+        let (depth, slot) = (depth.max(0) + check as i32, b.key as usize % self.tt.len()); // check extension
+        let (qs, e, stand) = (depth == 0, self.tt[slot], b.eval()); // depth 0: quiescence
+        let (hit, s) = (e.key == b.key, ply_adjust(e.score, -(ply as i32)));
+        if hit && ply > 0 && e.depth >= depth && (e.bound == 3 || e.bound == 2 && s >= beta || e.bound == 1 && s <= alpha) {
+            return s;
         }
-        let stand = b.eval();
         if qs && stand >= beta {
             return stand; // stand pat: the side to move need not capture
         }
         // Null move: if passing still leaves us at or above beta at reduced depth, cut off.
         // Not in check, not in PV nodes, not with kings and pawns only (zugzwang is common).
         if !qs && !check && ply > 0 && beta - alpha == 1 && stand >= beta && b.phase > 0 {
-            self.keys.push(b.key);
             let s = -self.search(&b.null(), -beta, 1 - beta, depth - 3 - depth / 4, ply + 1);
-            self.keys.pop();
             if s >= beta {
                 return s.min(MATE - 999); // an unproven mate: the side to move passed
             }
         }
         // Pass 1: generate, and score every move without searching it: MVV/LVA for captures
-        // and promotions (victim first, then the cheapest attacker), quiet moves after them.
+        // and promotions (victim first, then the cheapest attacker), then killers and history.
         let mut moves = b.gen(qs);
         if moves.is_empty() {
             return if qs { stand } else if check { ply as i32 - MATE } else { 0 };
         }
-        let mut keys: Vec<i32> = moves.iter().map(|m| {
-            let victim = (b.b[m.to] & 7) as i32 + m.promo as i32;
-            match victim > 0 {
-                true => (1 << 20) + victim * 8 - (b.b[m.from] & 7) as i32,
-                _ if self.killers[ply].contains(m) => 1 << 19,
-                _ => self.history[b.b[m.from] as usize][m.to].min((1 << 19) - 1),
-            }
-        }).collect();
-        let mut best_move = if hit { e.mv } else { Move::default() };
-        let mut best = -MATE;
+        let mut order: Vec<i32> = moves
+            .iter()
+            .map(|m| match (b.b[m.to] & 7) as i32 + m.promo as i32 {
+                0 if self.killers[ply].contains(m) => 1 << 19,
+                0 => self.history[b.b[m.from] as usize][m.to].min((1 << 19) - 1),
+                victim => (1 << 20) + victim * 8 - (b.b[m.from] & 7) as i32,
+            })
+            .collect();
+        let (mut best_move, mut best) = (if hit { e.mv } else { Move::default() }, -MATE);
         // Pass 2: deepen from what the hash table knows up to `depth` (quiescence: one pass),
         // each iteration trying the previous iteration's best move first.
         for d in if qs { 0 } else if hit { (e.depth + 1).min(depth) } else { 1 }..=depth {
             if let Some(i) = moves.iter().position(|&m| m == best_move) {
-                keys[i] = 1 << 30 | d;
+                order[i] = 1 << 30 | d;
             }
             best = if qs { stand } else { -MATE };
             let mut a = alpha.max(best);
             for i in 0..moves.len() {
-                let j = (i..moves.len()).max_by_key(|&j| keys[j]).unwrap_or(i); // best first
+                let j = (i..moves.len()).max_by_key(|&j| order[j]).unwrap_or(i); // best first
                 moves.swap(i, j);
-                keys.swap(i, j);
+                order.swap(i, j);
                 let (m, c) = (moves[i], b.after(moves[i]));
                 // PVS: the first move gets the full window, the others a null window, late
                 // quiet moves also at reduced depth (LMR); a surprise is searched again in full.
-                let r = if d > 2 && i > 2 && !check && keys[i] < 1 << 19 {
-                    ((d as f32).ln() * (i as f32).ln() / 2.0) as i32
-                } else {
-                    0
+                let r = match d > 2 && i > 2 && !check && order[i] < 1 << 19 {
+                    true => ((d as f32).ln() * (i as f32).ln() / 2.0) as i32,
+                    _ => 0,
                 };
-                self.keys.push(b.key);
                 let mut s = a + 1;
                 if i > 0 {
                     s = -self.search(&c, -a - 1, -a, d - 1 - r, ply + 1);
@@ -650,28 +595,25 @@ impl Engine {
                 if s > a && (i == 0 || r > 0 || s < beta) {
                     s = -self.search(&c, -beta, -a, d - 1, ply + 1);
                 }
-                self.keys.pop();
                 if self.stop.load(Relaxed) {
                     return 0;
                 }
-                if s > best {
-                    best = s;
-                    if s > a {
-                        (a, best_move) = (s, m);
-                        if ply == 0 {
-                            self.best = m;
-                        }
-                        if s >= beta {
-                            if keys[i] < 1 << 20 {
-                                // a quiet move cut off: remember it as killer, credit its history
-                                self.history[b.b[m.from] as usize][m.to] += d * d;
-                                if self.killers[ply][0] != m {
-                                    self.killers[ply] = [m, self.killers[ply][0]];
-                                }
-                            }
-                            break;
+                best = best.max(s);
+                if s > a {
+                    (a, best_move) = (s, m);
+                    if ply == 0 {
+                        self.best = m;
+                    }
+                }
+                if s >= beta {
+                    if order[i] < 1 << 20 {
+                        // a quiet move cut off: remember it as killer, credit its history
+                        self.history[b.b[m.from] as usize][m.to] += d * d;
+                        if self.killers[ply][0] != m {
+                            self.killers[ply] = [m, self.killers[ply][0]];
                         }
                     }
+                    break;
                 }
             }
             let old = self.tt[slot]; // replace another position, or this one searched less deep

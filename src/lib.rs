@@ -7,6 +7,9 @@
 //! Search: one recursive negamax that deepens iteratively in every node and, at depth 0,
 //! turns into a two-pass MVV/LVA quiescence search in the same loop.
 
+// 0x88 arithmetic such as `t + d & 255` leans on Rust's operator precedence on purpose.
+#![allow(clippy::precedence, clippy::type_complexity)]
+
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::{fmt, sync::Arc, time::Instant};
 
@@ -17,7 +20,9 @@ pub const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 
 /// FEN letter of each piece code (white 9..14, black 17..22); '.' for an empty square.
 const LETTERS: &str = ".........PNBRQK..pnbrqk";
 /// Step vectors as 0x88 offsets mod 256: rook 0..4, bishop 4..8, queen/king 0..8, knight 8..16.
-const DIRS: [usize; 16] = [1, 16, 255, 240, 15, 17, 239, 241, 14, 18, 31, 33, 242, 238, 225, 223];
+const DIRS: [usize; 16] = [
+    1, 16, 255, 240, 15, 17, 239, 241, 14, 18, 31, 33, 242, 238, 225, 223,
+];
 /// Game-phase weight of each piece type: 24 with all pieces on, 0 with kings and pawns only.
 const PHASE: [i32; 7] = [0, 0, 1, 1, 2, 4, 0];
 /// PeSTO's piece values (middle game, end game) for P N B R Q K.
@@ -42,12 +47,10 @@ static PST: [[i32; 128]; 23] = {
 };
 
 /// Zobrist key of item `i`: piece * 128 + square for pieces; castling rights (0..16), e.p.
-/// square and side to move (16) use piece 0. A splitmix64 hash stands in for a random table.
+/// square and side to move (16) use piece 0. A multiply-xorshift hash stands in for a random table.
 fn z(i: usize) -> u64 {
-    let mut x = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ x >> 30).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ x >> 27).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ x >> 31
+    let x = (i as u64 + 1).wrapping_mul(0x9E3779B97F4A7C15);
+    (x ^ x >> 29).wrapping_mul(0xBF58476D1CE4E5B9) ^ x >> 32
 }
 
 /// Castling rights (1 K, 2 Q, 4 k, 8 q) lost when a move starts or ends on square `s`.
@@ -76,7 +79,9 @@ fn attacked(b: &[u8; 128], s: usize, them: u8, mut dirs: std::ops::Range<usize>)
                     && if i > 7 {
                         k == 2
                     } else {
-                        k == 5 || k == [4, 3][i / 4] || near && (k == 6 || k == 1 && i > 3 && (d > 128) == (them == 8))
+                        k == 5
+                            || k == [4, 3][i / 4]
+                            || near && (k == 6 || k == 1 && i > 3 && (d > 128) == (them == 8))
                     };
             }
             if i > 7 {
@@ -105,7 +110,12 @@ impl fmt::Display for Move {
     /// UCI text: "e2e4", "e7e8q".
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         let promo = ["", "", "n", "b", "r", "q"][self.promo as usize % 6];
-        write!(f, "{}{}{promo}", square_name(self.from), square_name(self.to))
+        write!(
+            f,
+            "{}{}{promo}",
+            square_name(self.from),
+            square_name(self.to)
+        )
     }
 }
 
@@ -127,31 +137,47 @@ impl Board {
     /// Parses a FEN (4 to 6 fields); the error says what is wrong.
     pub fn from_fen(fen: &str) -> Result<Board, String> {
         let f: Vec<&str> = fen.split_whitespace().collect();
-        let mut x = Board { b: [0; 128], side: 8, castle: 0, ep: 128, half: 0, full: 1, key: 0, score: 0, phase: 0 };
+        let mut x = Board {
+            b: [0; 128],
+            side: 8,
+            castle: 0,
+            ep: 128,
+            half: 0,
+            full: 1,
+            key: 0,
+            score: 0,
+            phase: 0,
+        };
         if f.len() < 4 || f.len() > 6 {
-            Err("FEN needs 4 to 6 fields")?
+            Err(format!("FEN needs 4 to 6 fields, not {}", f.len()))?
         }
-        let mut s = 112; // a8: the board runs from rank 8 down to 1, each from a to h
-        for c in f[0].chars() {
-            let p = LETTERS.find(c).unwrap_or(0);
-            match c.to_digit(10) {
-                _ if c == '/' && s & 15 == 8 && s > 8 => s -= 24, // next rank, after exactly 8 squares
-                Some(n @ 1..=8) => s += n as usize,
-                _ if p > 0 && s & !0x77 == 0 => {
-                    x.set(s, p as u8, 1);
-                    s += 1
+        let rows: Vec<&str> = f[0].split('/').collect();
+        if rows.len() != 8 {
+            Err(format!("FEN board needs 8 ranks, not {}", rows.len()))?
+        }
+        for (r, row) in rows.iter().enumerate() {
+            let mut n = 0; // squares so far on this rank
+            for c in row.chars() {
+                match (c.to_digit(10), LETTERS.find(c)) {
+                    (Some(d @ 1..=8), _) => n += d as usize,
+                    (None, Some(p @ 1..)) => {
+                        if n < 8 {
+                            x.set(112 - r * 16 + n, p as u8, 1);
+                        }
+                        n += 1
+                    }
+                    _ => Err(format!("bad piece letter '{c}'"))?,
                 }
-                _ if p > 0 || c == '/' || c.is_ascii_digit() => s = 999,
-                _ => Err(format!("bad piece letter '{c}'"))?,
+            }
+            if n != 8 {
+                Err(format!("rank {} has {n} squares, not 8", 8 - r))?
             }
         }
-        if s != 8 {
-            Err("FEN board must be 8 ranks of 8 squares")?
-        }
         for (k, colour) in [(14, "white"), (22, "black")] {
-            let n = x.b.iter().filter(|&&p| p == k).count();
-            if n != 1 {
-                Err(format!("needs one {colour} king, has {n}"))?
+            match x.b.iter().filter(|&&p| p == k).count() {
+                0 => Err(format!("no {colour} king"))?,
+                1 => {}
+                _ => Err(format!("more than one {colour} king"))?,
             }
         }
         if (0..8).chain(112..120).any(|s| x.b[s] & 7 == 1) {
@@ -160,29 +186,46 @@ impl Board {
         x.side = match f[1] {
             "w" => 8,
             "b" => 16,
-            _ => Err("side to move must be w or b")?,
+            _ => Err(format!("side to move must be w or b, not '{}'", f[1]))?,
         };
         for c in f[2].chars().filter(|_| f[2] != "-") {
-            x.castle |= 1 << "KQkq".find(c).ok_or("bad castling field")?;
+            x.castle |= 1
+                << "KQkq"
+                    .find(c)
+                    .ok_or(format!("bad castling field '{}'", f[2]))?;
         }
-        for (right, k, r, king) in [(1, 4, 7, 14), (2, 4, 0, 14), (4, 116, 119, 22), (8, 116, 112, 22)] {
+        for (right, k, r, king) in [
+            (1, 4, 7, 14),
+            (2, 4, 0, 14),
+            (4, 116, 119, 22),
+            (8, 116, 112, 22),
+        ] {
             if x.b[k] != king || x.b[r] != king - 2 {
                 x.castle &= !right; // a right without its king and rook at home is void
             }
         }
         if f[3] != "-" {
             let e = match f[3].as_bytes() {
-                [c @ b'a'..=b'h', r @ b'1'..=b'8'] => (r - b'1') as usize * 16 + (c - b'a') as usize,
+                [c @ b'a'..=b'h', r @ b'1'..=b'8'] => {
+                    (r - b'1') as usize * 16 + (c - b'a') as usize
+                }
                 _ => 0,
             };
             // the target must be on the 6th (3rd) rank, empty, with the pawn that just moved in front
-            if e >> 4 != if x.side == 8 { 5 } else { 2 } || x.b[e] > 0 || x.b[e ^ 16] != x.side ^ 24 | 1 {
-                Err("bad en-passant square")?
+            if e >> 4 != if x.side == 8 { 5 } else { 2 }
+                || x.b[e] > 0
+                || x.b[e ^ 16] != x.side ^ 24 | 1
+            {
+                Err(format!("bad en-passant square '{}'", f[3]))?
             }
             x.ep = x.ep_behind(e ^ 16);
         }
-        let num = |i: usize, d| f.get(i).map_or(Ok(d), |s| s.parse().map_err(|_| format!("'{s}' is not a number")));
-        (x.half, x.full) = (num(4, 0)?, num(5, 1)?.max(1));
+        let num = |i: usize, d| {
+            f.get(i).map_or(Ok(d), |s| {
+                s.parse().map_err(|_| format!("'{s}' is not a number"))
+            })
+        };
+        (x.half, x.full) = (num(4, 0)?.min(999), num(5, 1)?.clamp(1, 99999)); // no overflow later
         x.key ^= z(x.castle) ^ z(x.ep) ^ if x.side > 8 { z(16) } else { 0 };
         let mut y = x;
         y.side ^= 24;
@@ -202,10 +245,24 @@ impl Board {
         for n in (1..9).rev() {
             s = s.replace(&".".repeat(n), &n.to_string()); // runs of empty squares become digits
         }
-        let c: String = "KQkq".chars().enumerate().filter(|x| self.castle >> x.0 & 1 > 0).map(|x| x.1).collect();
-        let e = if self.ep < 128 { square_name(self.ep) } else { "-".into() };
+        let c: String = "KQkq"
+            .chars()
+            .enumerate()
+            .filter(|x| self.castle >> x.0 & 1 > 0)
+            .map(|x| x.1)
+            .collect();
+        let e = if self.ep < 128 {
+            square_name(self.ep)
+        } else {
+            "-".into()
+        };
         let side = if self.side == 8 { 'w' } else { 'b' };
-        format!("{s}{side} {} {e} {} {}", if c.is_empty() { "-" } else { &c }, self.half, self.full)
+        format!(
+            "{s}{side} {} {e} {} {}",
+            if c.is_empty() { "-" } else { &c },
+            self.half,
+            self.full
+        )
     }
 
     /// Puts piece `p` on square `s` (add = 1) or takes it off (add = -1), keeping key, score and phase.
@@ -240,12 +297,16 @@ impl Board {
         let (mut v, mut king) = (Vec::with_capacity(64), 0);
         // adds move f-t; a pawn reaching the last rank as the four promotions (noisy: the queen)
         let mut add = |f: usize, t: usize| {
-            for promo in match self.b[f] & 7 == 1 && (t >> 4) % 7 == 0 {
+            for promo in match self.b[f] & 7 == 1 && (t >> 4) % 7 < 1 {
                 false => 0..1,
                 _ if noisy => 5..6,
                 _ => 2..6,
             } {
-                v.push(Move { from: f, to: t, promo })
+                v.push(Move {
+                    from: f,
+                    to: t,
+                    promo,
+                })
             }
         };
         for f in 0..120 {
@@ -260,10 +321,14 @@ impl Board {
                         add(f, c); // captures, e.p. included
                     }
                 }
-                if self.b[t] == 0 && (!noisy || (t >> 4) % 7 == 0) {
+                if self.b[t] == 0 && (!noisy || (t >> 4) % 7 < 1) {
                     add(f, t);
                 }
-                if self.b[t] == 0 && !noisy && f >> 4 == if white { 1 } else { 6 } && self.b[t * 2 - f] == 0 {
+                if self.b[t] == 0
+                    && !noisy
+                    && f >> 4 == if white { 1 } else { 6 }
+                    && self.b[t * 2 - f] == 0
+                {
                     add(f, t * 2 - f); // two steps, from the start rank
                 }
                 continue;
@@ -271,7 +336,12 @@ impl Board {
             if k == 6 {
                 king = f;
             }
-            for &d in &DIRS[match k { 2 => 8..16, 3 => 4..8, 4 => 0..4, _ => 0..8 }] {
+            for &d in &DIRS[match k {
+                2 => 8..16,
+                3 => 4..8,
+                4 => 0..4,
+                _ => 0..8,
+            }] {
                 let mut t = f + d & 255;
                 while t & 0x88 == 0 && self.b[t] & us == 0 {
                     if !noisy || self.b[t] > 0 {
@@ -286,16 +356,24 @@ impl Board {
         }
         let safe = |s| !attacked(&self.b, s, them, 0..16);
         let (check, rights) = (!safe(king), self.castle >> if white { 0 } else { 2 });
-        // castling: rights imply king and rook at home; the king's landing square is tested below
-        if !noisy && !check && rights & 1 > 0 && self.b[king + 1] | self.b[king + 2] == 0 && safe(king + 1) {
-            add(king, king + 2);
-        }
-        if !noisy && !check && rights & 2 > 0 && self.b[king - 1] | self.b[king - 2] | self.b[king - 3] == 0 && safe(king - 1) {
-            add(king, king - 2);
+        // castling (right, direction, squares up to the rook): rights imply king and rook at home;
+        // the king may not be in or pass through check (its landing square is tested below)
+        for (r, d, n) in [(1, 1, 2), (2, 255, 3)] {
+            if !noisy
+                && !check
+                && rights & r > 0
+                && (1..=n).all(|i| self.b[king + d * i & 255] == 0)
+                && safe(king + d & 255)
+            {
+                add(king, king + d * 2 & 255);
+            }
         }
         v.retain(|m| {
             let (mut b, p) = (self.b, self.b[m.from]);
-            let (dr, df) = ((m.from >> 4).abs_diff(king >> 4), (m.from & 7).abs_diff(king & 7));
+            let (dr, df) = (
+                (m.from >> 4).abs_diff(king >> 4),
+                (m.from & 7).abs_diff(king & 7),
+            );
             // in check, king moves and e.p. need the full test; any other move can only expose the
             // king along the line from the king through the square it leaves, if there is one
             let dirs = if check || p & 7 == 6 || m.to == self.ep {
@@ -328,7 +406,11 @@ impl Board {
             self.set(t ^ 16, self.side ^ 24 | 1, -1); // e.p.: the captured pawn is behind the target
         }
         if p & 7 == 6 && f.abs_diff(t) == 2 {
-            let (rf, rt) = if t > f { (f + 3, f + 1) } else { (f - 4, f - 1) };
+            let (rf, rt) = if t > f {
+                (f + 3, f + 1)
+            } else {
+                (f - 4, f - 1)
+            };
             self.set(rf, p - 2, -1); // castling: the rook jumps over the king
             self.set(rt, p - 2, 1);
         }
@@ -336,7 +418,11 @@ impl Board {
         self.half = if pawn || victim > 0 { 0 } else { self.half + 1 };
         self.full += (self.side > 8) as u32;
         self.side ^= 24;
-        self.ep = if pawn && f ^ t == 32 { self.ep_behind(t) } else { 128 };
+        self.ep = if pawn && f ^ t == 32 {
+            self.ep_behind(t)
+        } else {
+            128
+        };
         self.key ^= z(self.castle) ^ z(self.ep);
     }
 
@@ -409,7 +495,12 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { depth: 64, nodes: u64::MAX, soft: u64::MAX, hard: u64::MAX }
+        Limits {
+            depth: 64,
+            nodes: u64::MAX,
+            soft: u64::MAX,
+            hard: u64::MAX,
+        }
     }
 }
 
@@ -427,14 +518,15 @@ pub struct Info {
 }
 
 /// The searcher: hash table, limits and counters.
+#[derive(Default)]
 pub struct Engine {
     pub tt: Vec<Entry>,
     /// Set from outside (or by the limits) to stop the search.
     pub stop: Arc<AtomicBool>,
     /// Called after every completed root iteration.
-    pub report: Box<dyn FnMut(&Info) + Send>,
+    pub report: Option<Box<dyn FnMut(&Info) + Send>>,
     lim: Limits,
-    start: Instant,
+    start: Option<Instant>,
     nodes: u64,
     seldepth: usize,
     /// Keys of the game's earlier positions, then of the current search path.
@@ -444,9 +536,9 @@ pub struct Engine {
     best: Move,
     info: Info,
     /// Per ply, two quiet moves that recently caused a beta cutoff there.
-    killers: [[Move; 2]; 128],
+    killers: Vec<[Move; 2]>,
     /// Per piece and target square, how often a quiet move cut off, weighted by depth.
-    history: [[i32; 128]; 23],
+    history: Vec<[i32; 128]>,
 }
 
 /// Mate scores are stored as distance from the node, read back as distance from the root.
@@ -461,21 +553,7 @@ fn ply_adjust(s: i32, ply: i32) -> i32 {
 impl Engine {
     /// A searcher with a `mb`-megabyte hash table.
     pub fn new(mb: usize) -> Engine {
-        let mut e = Engine {
-            tt: vec![],
-            stop: Arc::default(),
-            report: Box::new(|_| {}),
-            lim: Limits::default(),
-            start: Instant::now(),
-            nodes: 0,
-            seldepth: 0,
-            keys: vec![],
-            game: 0,
-            best: Move::default(),
-            info: Info::default(),
-            killers: [[Move::default(); 2]; 128],
-            history: [[0; 128]; 23],
-        };
+        let mut e = Engine::default();
         e.resize(mb);
         e
     }
@@ -486,28 +564,32 @@ impl Engine {
     }
 
     fn ms(&self) -> u64 {
-        self.start.elapsed().as_millis() as u64
+        self.start.map_or(0, |s| s.elapsed().as_millis() as u64)
     }
 
     /// Searches `b` (`history`: keys of the earlier positions of the game) within `lim`.
     /// Returns the best move (None when there is no legal move) and the last iteration's info.
     pub fn think(&mut self, b: &Board, history: &[u64], lim: Limits) -> (Option<Move>, Info) {
-        (self.lim, self.start, self.nodes, self.seldepth) = (lim, Instant::now(), 0, 0);
+        (self.lim, self.start, self.nodes, self.seldepth) = (lim, Some(Instant::now()), 0, 0);
         (self.keys, self.game, self.info) = (history.to_vec(), history.len(), Info::default());
-        (self.killers, self.history) = ([[Move::default(); 2]; 128], [[0; 128]; 23]);
+        (self.killers, self.history) = (vec![Default::default(); 128], vec![[0; 128]; 23]);
         let moves = b.gen(false);
         self.best = *moves.first().unwrap_or(&Move::default()); // a legal move, even if stopped at once
         if !moves.is_empty() {
             self.search(b, -MATE, MATE, lim.depth.max(1), 0);
         }
-        let info = Info { nodes: self.nodes, ms: self.ms(), ..self.info.clone() };
+        let info = Info {
+            nodes: self.nodes,
+            ms: self.ms(),
+            ..self.info.clone()
+        };
         (moves.first().map(|_| self.best), info)
     }
 
     /// The principal variation: the root's best move, then hash moves while they are legal.
-    fn pv(&self, b: &Board) -> Vec<Move> {
+    fn pv(&self, b: &Board, depth: i32) -> Vec<Move> {
         let (mut v, mut c) = (vec![self.best], b.after(self.best));
-        while v.len() < 64 {
+        while (v.len() as i32) < depth {
             let e = self.tt[c.key as usize % self.tt.len()];
             if e.key != c.key || !c.gen(false).contains(&e.mv) {
                 break;
@@ -520,6 +602,9 @@ impl Engine {
 
     /// Negamax alpha-beta, fail-soft, with internal iterative deepening in every node.
     fn search(&mut self, b: &Board, alpha: i32, beta: i32, depth: i32, ply: usize) -> i32 {
+        if self.stop.load(Relaxed) {
+            return 0; // (counting no node)
+        }
         (self.nodes, self.seldepth) = (self.nodes + 1, self.seldepth.max(ply));
         if self.nodes >= self.lim.nodes || self.nodes & 1023 == 0 && self.ms() >= self.lim.hard {
             self.stop.store(true, Relaxed);
@@ -528,19 +613,31 @@ impl Engine {
         // fifty moves, bare kings, or a repetition (since the last capture or pawn move, an even
         // number of plies back)
         self.keys.truncate(self.game + ply);
-        let rep = self.keys.iter().rev().take(b.half as usize).skip(1).step_by(2).any(|&k| k == b.key);
-        if self.stop.load(Relaxed) || ply > 0 && (b.half > 99 || b.insufficient() || rep) {
+        let rep = self
+            .keys
+            .iter()
+            .rev()
+            .take(b.half as usize)
+            .skip(1)
+            .step_by(2)
+            .any(|&k| k == b.key);
+        let check = b.in_check();
+        if self.stop.load(Relaxed) || ply > 0 && (b.half > 99 && !check || b.insufficient() || rep)
+        {
             return 0;
         }
         if ply > 99 {
             return b.eval();
         }
         self.keys.push(b.key);
-        let check = b.in_check();
         let (depth, slot) = (depth.max(0) + check as i32, b.key as usize % self.tt.len()); // check extension
         let (qs, e, stand) = (depth == 0, self.tt[slot], b.eval()); // depth 0: quiescence
         let (hit, s) = (e.key == b.key, ply_adjust(e.score, -(ply as i32)));
-        if hit && ply > 0 && e.depth >= depth && (e.bound == 3 || e.bound == 2 && s >= beta || e.bound == 1 && s <= alpha) {
+        if hit
+            && ply > 0
+            && e.depth >= depth
+            && (e.bound == 3 || e.bound == 2 && s >= beta || e.bound == 1 && s <= alpha)
+        {
             return s;
         }
         if qs && stand >= beta {
@@ -557,8 +654,15 @@ impl Engine {
         // Pass 1: generate, and score every move without searching it: MVV/LVA for captures
         // and promotions (victim first, then the cheapest attacker), then killers and history.
         let mut moves = b.gen(qs);
-        if moves.is_empty() {
-            return if qs { stand } else if check { ply as i32 - MATE } else { 0 };
+        if moves.is_empty() || b.half > 99 && ply > 0 {
+            // mated, stalemated, or in check on the 100th move: mate beats the fifty-move rule
+            return if qs {
+                stand
+            } else if check && moves.is_empty() {
+                ply as i32 - MATE
+            } else {
+                0
+            };
         }
         let mut order: Vec<i32> = moves
             .iter()
@@ -571,7 +675,14 @@ impl Engine {
         let (mut best_move, mut best) = (if hit { e.mv } else { Move::default() }, -MATE);
         // Pass 2: deepen from what the hash table knows up to `depth` (quiescence: one pass),
         // each iteration trying the previous iteration's best move first.
-        for d in if qs { 0 } else if hit { (e.depth + 1).min(depth) } else { 1 }..=depth {
+        for d in if qs {
+            0
+        } else if hit {
+            (e.depth + 1).min(depth)
+        } else {
+            1
+        }..=depth
+        {
             if let Some(i) = moves.iter().position(|&m| m == best_move) {
                 order[i] = 1 << 30 | d;
             }
@@ -618,13 +729,35 @@ impl Engine {
             }
             let old = self.tt[slot]; // replace another position, or this one searched less deep
             if old.key != b.key || d >= old.depth {
-                let bound = if best >= beta { 2 } else if best > alpha { 3 } else { 1 };
-                self.tt[slot] = Entry { key: b.key, mv: best_move, score: ply_adjust(best, ply as i32), depth: d, bound };
+                let bound = if best >= beta {
+                    2
+                } else if best > alpha {
+                    3
+                } else {
+                    1
+                };
+                self.tt[slot] = Entry {
+                    key: b.key,
+                    mv: best_move,
+                    score: ply_adjust(best, ply as i32),
+                    depth: d,
+                    bound,
+                };
             }
             if ply == 0 {
                 let hashfull = self.tt.iter().take(1000).filter(|e| e.key > 0).count();
-                self.info = Info { depth: d, seldepth: self.seldepth, score: best, nodes: self.nodes, ms: self.ms(), pv: self.pv(b), hashfull };
-                (self.report)(&self.info);
+                self.info = Info {
+                    depth: d,
+                    seldepth: self.seldepth,
+                    score: best,
+                    nodes: self.nodes,
+                    ms: self.ms(),
+                    pv: self.pv(b, d),
+                    hashfull,
+                };
+                if let Some(report) = &mut self.report {
+                    report(&self.info);
+                }
                 if self.ms() >= self.lim.soft || moves.len() == 1 {
                     break; // no time for another iteration, or no choice to make
                 }

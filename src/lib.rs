@@ -643,12 +643,30 @@ impl Engine {
         if qs && stand >= beta {
             return stand; // stand pat: the side to move need not capture
         }
-        // Null move: if passing still leaves us at or above beta at reduced depth, cut off.
+        // Null move: if passing still leaves us at or above beta at reduced depth, a fail high
+        // of the deepening below is trusted from depth - 3 on (a verification against zugzwang).
         // Not in check, not in PV nodes, not with kings and pawns only (zugzwang is common).
+        // the deepening starts after what the hash table knows (quiescence: one pass at 0; the
+        // root from 1, so that even a tiny time limit completes an iteration)
+        let mut first = if qs {
+            0
+        } else if hit && ply > 0 {
+            (e.depth + 1).min(depth)
+        } else {
+            1
+        };
+        // Null move: if passing still leaves us at or above beta at reduced depth, cut off; deep
+        // down (zugzwang can fool it) trust only a fail high of this node's own search from
+        // depth - 3 on. Not in check, not in PV nodes, not with kings and pawns only.
+        let mut trust = depth;
         if !qs && !check && ply > 0 && beta - alpha == 1 && stand >= beta && b.phase > 0 {
             let s = -self.search(&b.null(), -beta, 1 - beta, depth - 3 - depth / 4, ply + 1);
-            if s >= beta {
+            if s >= beta && depth < 6 {
                 return s.min(MATE - 999); // an unproven mate: the side to move passed
+            }
+            if s >= beta {
+                trust = depth - 3;
+                first = first.max(trust);
             }
         }
         // Pass 1: generate, and score every move without searching it: MVV/LVA for captures
@@ -673,16 +691,8 @@ impl Engine {
             })
             .collect();
         let (mut best_move, mut best) = (if hit { e.mv } else { Move::default() }, -MATE);
-        // Pass 2: deepen from what the hash table knows up to `depth` (quiescence: one pass),
-        // each iteration trying the previous iteration's best move first.
-        for d in if qs {
-            0
-        } else if hit {
-            (e.depth + 1).min(depth)
-        } else {
-            1
-        }..=depth
-        {
+        // Pass 2: deepen up to `depth`, each iteration trying the previous one's best move first.
+        for d in first..=depth {
             if let Some(i) = moves.iter().position(|&m| m == best_move) {
                 order[i] = 1 << 30 | d;
             }
@@ -743,6 +753,9 @@ impl Engine {
                     depth: d,
                     bound,
                 };
+            }
+            if best >= beta && d >= trust {
+                break; // a verified null-move cutoff
             }
             if ply == 0 {
                 let hashfull = self.tt.iter().take(1000).filter(|e| e.key > 0).count();

@@ -4,7 +4,9 @@ use rmax::{Board, START};
 
 /// Each line: FEN ;D1 n ;D2 n ... -> (fen, [(depth, count)]).
 fn suite() -> Vec<(String, Vec<(u32, u64)>)> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/perft.epd")).unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/perft.epd"))
+            .unwrap();
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|line| {
@@ -53,7 +55,9 @@ fn perft_matches_every_suite_position_at_full_depth() {
 fn start_position_and_kiwipete_to_depth_five() {
     let start = Board::from_fen(START).unwrap();
     assert_eq!(start.perft(5), 4_865_609);
-    let kiwipete = Board::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1").unwrap();
+    let kiwipete =
+        Board::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+            .unwrap();
     assert_eq!(kiwipete.perft(5), 193_690_690);
 }
 

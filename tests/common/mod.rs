@@ -1,0 +1,211 @@
+//! Drives the built rmax binary as a child process. Output is read on a thread and handed
+//! over a channel, so every wait has a deadline: a hang fails the test instead of blocking.
+#![allow(dead_code)] // each test file uses its own part of this
+
+use std::io::{Read, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+pub use rmax::{Board, Move, START};
+
+pub struct Rmax {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    out: Receiver<Vec<u8>>,
+    err: Receiver<Vec<u8>>,
+    /// Output received but not yet consumed by a wait.
+    pending: Vec<u8>,
+}
+
+fn reader(mut from: impl Read + Send + 'static) -> Receiver<Vec<u8>> {
+    let (tx, rx) = channel();
+    thread::spawn(move || {
+        let mut buf = [0u8; 8192];
+        while let Ok(n @ 1..) = from.read(&mut buf) {
+            if tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+impl Rmax {
+    /// Starts `rmax args...` with piped standard input, output and error.
+    pub fn start(args: &[&str]) -> Rmax {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rmax"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("rmax starts");
+        let out = reader(child.stdout.take().expect("stdout"));
+        let err = reader(child.stderr.take().expect("stderr"));
+        let stdin = child.stdin.take();
+        Rmax {
+            child,
+            stdin,
+            out,
+            err,
+            pending: vec![],
+        }
+    }
+
+    /// Sends one line (a newline is added).
+    pub fn send(&mut self, line: &str) {
+        self.send_raw(format!("{line}\n").as_bytes());
+    }
+
+    /// Sends bytes as they are. A child that has gone away shows up at the next wait.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        if let Some(stdin) = self.stdin.as_mut() {
+            let _ = stdin.write_all(bytes).and_then(|_| stdin.flush());
+        }
+    }
+
+    /// Closes standard input (end of input, Ctrl-D).
+    pub fn close(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Moves output that has arrived into `pending`, waiting until `deadline` for some.
+    /// False when the deadline passed or the output was closed.
+    fn fill(&mut self, deadline: Instant) -> bool {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.out.recv_timeout(left) {
+            Ok(bytes) => {
+                self.pending.extend(bytes);
+                true
+            }
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => false,
+        }
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.pending).into_owned()
+    }
+
+    /// Waits up to `secs` for `needle` in the output; returns the output up to and including
+    /// it, which is consumed. Panics, showing the output, if it does not come.
+    pub fn expect(&mut self, needle: &str, secs: f64) -> String {
+        let deadline = Instant::now() + Duration::from_secs_f64(secs);
+        let needle = needle.as_bytes();
+        let mut from = 0; // what was searched already need not be searched again
+        loop {
+            if let Some(i) = self.pending[from..]
+                .windows(needle.len().max(1))
+                .position(|w| w == needle)
+            {
+                let got: Vec<u8> = self.pending.drain(..from + i + needle.len()).collect();
+                return String::from_utf8_lossy(&got).into_owned();
+            }
+            from = self.pending.len().saturating_sub(needle.len());
+            if !self.fill(deadline) {
+                let needle = String::from_utf8_lossy(needle);
+                panic!(
+                    "no {needle:?} from rmax within {secs} s; unread output:\n{}",
+                    self.text()
+                );
+            }
+        }
+    }
+
+    /// Waits up to `secs` for a whole line starting with `prefix`; returns that line (without
+    /// the newline) and consumes the output up to its end.
+    pub fn line(&mut self, prefix: &str, secs: f64) -> String {
+        let deadline = Instant::now() + Duration::from_secs_f64(secs);
+        let mut start = 0; // the start of the first line not looked at yet
+        loop {
+            while let Some(n) = self.pending[start..].iter().position(|&b| b == b'\n') {
+                let line = String::from_utf8_lossy(&self.pending[start..start + n])
+                    .trim_end()
+                    .to_string();
+                if line.starts_with(prefix) {
+                    self.pending.drain(..start + n + 1);
+                    return line;
+                }
+                start += n + 1;
+            }
+            if !self.fill(deadline) {
+                panic!(
+                    "no line starting {prefix:?} from rmax within {secs} s; unread output:\n{}",
+                    self.text()
+                );
+            }
+        }
+    }
+
+    /// Everything that arrives within `secs` (consumed).
+    pub fn drain(&mut self, secs: f64) -> String {
+        let deadline = Instant::now() + Duration::from_secs_f64(secs);
+        while self.fill(deadline) {}
+        let text = self.text();
+        self.pending.clear();
+        text
+    }
+
+    /// Waits up to `secs` for the process to exit; its status, the rest of its output and
+    /// its standard error.
+    pub fn wait(mut self, secs: f64) -> (ExitStatus, String, String) {
+        self.close();
+        let deadline = Instant::now() + Duration::from_secs_f64(secs);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                while self.fill(Instant::now() + Duration::from_millis(500)) {}
+                let mut err = vec![];
+                while let Ok(bytes) = self.err.recv_timeout(Duration::from_millis(200)) {
+                    err.extend(bytes);
+                }
+                return (
+                    status,
+                    self.text(),
+                    String::from_utf8_lossy(&err).into_owned(),
+                );
+            }
+            assert!(
+                Instant::now() < deadline,
+                "rmax did not exit within {secs} s; unread output:\n{}",
+                self.text()
+            );
+            thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+impl Drop for Rmax {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `rmax args...` with no input to its end (within `secs`).
+pub fn run(args: &[&str], secs: f64) -> (ExitStatus, String, String) {
+    Rmax::start(args).wait(secs)
+}
+
+/// The position after playing UCI `moves` from `fen`.
+pub fn board_after(fen: &str, moves: &[&str]) -> Board {
+    let mut board = Board::from_fen(fen).expect("test FEN");
+    for m in moves {
+        let mv = board
+            .parse_move(m)
+            .unwrap_or_else(|| panic!("test move {m} is legal"));
+        board.make(mv);
+    }
+    board
+}
+
+/// Is `text` a legal move (UCI notation) in `board`?
+pub fn legal(board: &Board, text: &str) -> bool {
+    board.parse_move(text).is_some()
+}
+
+/// Does `m` mate at once?
+pub fn mates(board: &Board, m: Move) -> bool {
+    let after = board.after(m);
+    after.in_check() && after.gen(false).is_empty()
+}

@@ -1,0 +1,161 @@
+//! Size budget: `src/lib.rs` may hold at most 12,000 non-whitespace characters of code.
+//!
+//! Comments (`//`, `///`, `//!` and nested `/* */`) do not count; string, byte-string, raw-string
+//! and char literals count verbatim, so a `//` or `/*` inside a literal is code, not a comment.
+
+const LIMIT: usize = 12_000;
+
+/// Non-whitespace characters of Rust source `src` outside comments.
+fn code_chars(src: &str) -> usize {
+    let c: Vec<char> = src.chars().collect();
+    let ident = |ch: char| ch.is_alphanumeric() || ch == '_';
+    let mut keep = String::new(); // the source with comments removed
+    let mut i = 0;
+    while i < c.len() {
+        let at = |k: usize| c.get(k).copied().unwrap_or('\0');
+        // where the literal starting at i ends (exclusive), if one starts here
+        let mut lit_end = None;
+        let prev_ident = i > 0 && ident(c[i - 1]);
+        if at(i) == '/' && at(i + 1) == '/' {
+            while i < c.len() && c[i] != '\n' {
+                i += 1; // line comment, doc comments included
+            }
+            continue;
+        } else if at(i) == '/' && at(i + 1) == '*' {
+            let mut depth = 0;
+            loop {
+                if i >= c.len() {
+                    break;
+                } else if at(i) == '/' && at(i + 1) == '*' {
+                    depth += 1;
+                    i += 2;
+                } else if at(i) == '*' && at(i + 1) == '/' {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+            keep.push(' '); // a comment separates tokens
+            continue;
+        } else if !prev_ident && (at(i) == 'r' || at(i) == 'b' && at(i + 1) == 'r') {
+            // raw string r"..", r#".."#, br".."; not a raw identifier such as r#type
+            let mut j = i + if at(i) == 'b' { 2 } else { 1 };
+            let hashes = (j..c.len()).take_while(|&k| c[k] == '#').count();
+            j += hashes;
+            if at(j) == '"' {
+                j += 1;
+                loop {
+                    if j >= c.len() {
+                        break;
+                    }
+                    if c[j] == '"' && (1..=hashes).all(|h| at(j + h) == '#') {
+                        j += 1 + hashes;
+                        break;
+                    }
+                    j += 1;
+                }
+                lit_end = Some(j);
+            }
+        } else if at(i) == '"' {
+            let mut j = i + 1;
+            while j < c.len() && c[j] != '"' {
+                j += if c[j] == '\\' { 2 } else { 1 };
+            }
+            lit_end = Some(j + 1);
+        } else if at(i) == '\'' {
+            // a char literal ('x', '\n', '\'', '\u{1F600}'), else a lifetime or label ('a)
+            if at(i + 1) == '\\' {
+                let mut j = i + 3;
+                while j < c.len() && c[j] != '\'' {
+                    j += 1;
+                }
+                lit_end = Some(j + 1);
+            } else if at(i + 2) == '\'' {
+                lit_end = Some(i + 3);
+            }
+        }
+        let end = lit_end.unwrap_or(i + 1).min(c.len());
+        keep.extend(&c[i..end]);
+        i = end;
+    }
+    keep.chars().filter(|ch| !ch.is_whitespace()).count()
+}
+
+fn lib_rs() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/lib.rs")).unwrap()
+}
+
+/// Always runs, so `cargo test --release --test size -- --nocapture` shows the figure.
+#[test]
+fn lib_rs_size_report() {
+    let src = lib_rs();
+    let n = code_chars(&src);
+    println!(
+        "src/lib.rs: {n} code characters (limit {LIMIT}), {} bytes in all",
+        src.len()
+    );
+    assert!(n > 0);
+}
+
+#[test]
+#[ignore = "src/lib.rs is over budget (12,237 code characters at e3c58da); un-ignore once it is trimmed"]
+fn lib_rs_fits_the_budget() {
+    let n = code_chars(&lib_rs());
+    assert!(
+        n <= LIMIT,
+        "src/lib.rs has {n} code characters, over the limit of {LIMIT}"
+    );
+}
+
+#[test]
+fn counter_skips_comments_and_whitespace() {
+    assert_eq!(code_chars(""), 0);
+    assert_eq!(code_chars("a b\tc\n d"), 4);
+    assert_eq!(code_chars("x // comment\ny"), 2);
+    assert_eq!(code_chars("/// doc\n//! inner doc\nfn f() {}"), 7);
+    assert_eq!(code_chars("a /* block */ b"), 2);
+    assert_eq!(code_chars("a /* outer /* inner */ still comment */ b"), 2);
+    assert_eq!(code_chars("a /* /* /* deep */ */ */ b /* c */"), 2);
+    assert_eq!(code_chars("a /**/ b /***/ c"), 3);
+    assert_eq!(code_chars("a // unterminated"), 1);
+    assert_eq!(code_chars("a /* unterminated"), 1);
+    assert_eq!(code_chars("a/b*c"), 5); // division and multiplication are code
+}
+
+#[test]
+fn counter_keeps_string_and_char_literals() {
+    assert_eq!(code_chars(r#""//""#), 4); // "//" is a string
+    assert_eq!(code_chars(r#""/* x */""#), 7);
+    assert_eq!(code_chars(r#""a b""#), 4); // whitespace inside a literal is still dropped
+    assert_eq!(code_chars(r#""say \"//\"" // c"#), 11); // escaped quotes do not end it
+    assert_eq!(code_chars(r#""\\" // c"#), 4); // an escaped backslash then the closing quote
+    assert_eq!(code_chars(r#"b"//" x"#), 6); // byte string
+    assert_eq!(code_chars(r#"'"' // c"#), 3); // a char literal holding a double quote
+    assert_eq!(code_chars(r#"'\'' // c"#), 4);
+    assert_eq!(code_chars(r#"'/' '/' x"#), 7); // two char literals, not a comment
+    assert_eq!(code_chars(r#"'\u{2f}' x"#), 9);
+    assert_eq!(code_chars(r#"b'"' x"#), 5);
+    assert_eq!(code_chars("'é' // c"), 3);
+}
+
+#[test]
+fn counter_handles_raw_strings() {
+    assert_eq!(code_chars(r####"r"//" x"####), 6);
+    assert_eq!(code_chars(r####"r#"say "hi" // no"#"####), 16); // quotes inside r#"..."#
+    assert_eq!(code_chars(r####"r##"a "# b"##"####), 11); // "# does not close r##"
+    assert_eq!(code_chars(r####"br#"/*"# x"####), 9);
+    assert_eq!(code_chars(r####"r"\" // c"####), 4); // no escapes in raw strings
+    assert_eq!(code_chars("let r#type = 1; // c"), 12); // a raw identifier is not a string
+    assert_eq!(code_chars("for r in x {} // c"), 9); // nor is the variable r
+}
+
+#[test]
+fn counter_handles_lifetimes() {
+    assert_eq!(code_chars("fn f<'a>(x: &'a str) -> &'a str { x } // c"), 28);
+    assert_eq!(code_chars("'outer: loop { break 'outer; } // c"), 25);
+    assert_eq!(code_chars("impl<'a> X<'a> {} /* '\" */ y"), 16);
+}

@@ -1,0 +1,442 @@
+//! UCI: rmax as cutechess-cli, fastchess, Arena or python-chess see it.
+
+mod common;
+use common::*;
+use std::sync::{Mutex, MutexGuard};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+/// Timing tests must not compete for the CPU with another test's search: one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// rmax after the `uci` handshake.
+fn uci() -> Rmax {
+    let mut r = Rmax::start(&[]);
+    r.send("uci");
+    r.expect("uciok\n", 5.0);
+    r
+}
+
+/// The move of the next `bestmove` line.
+fn bestmove(r: &mut Rmax, secs: f64) -> String {
+    let line = r.line("bestmove", secs);
+    line.split_whitespace().nth(1).unwrap_or("").to_string()
+}
+
+const MATE_IN_1: &str = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1";
+const MATE_IN_2: &str = "8/1p3Qb1/p5pk/P1p1p1p1/1P2P1P1/2P1N2n/5P1P/4qB1K w - - 1 1";
+const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+
+#[test]
+fn handshake_names_the_engine_and_its_options() {
+    let _serial = serial();
+    let mut r = Rmax::start(&[]);
+    r.send("uci");
+    let out = r.expect("uciok\n", 5.0);
+    assert!(
+        out.starts_with(&format!("id name rmax {}\n", env!("CARGO_PKG_VERSION"))),
+        "{out}"
+    );
+    assert!(out.contains("\nid author "), "{out}");
+    assert!(
+        out.contains("option name Hash type spin default 16 min 1 max 1024\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("option name Clear Hash type button\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("option name Move Overhead type spin default 10 "),
+        "{out}"
+    );
+    r.send("isready");
+    r.line("readyok", 5.0);
+}
+
+#[test]
+fn position_with_moves_then_go_depth_5_gives_a_legal_move() {
+    let _serial = serial();
+    let mut r = uci();
+    let moves = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"];
+    r.send("ucinewgame");
+    r.send(&format!("position startpos moves {}", moves.join(" ")));
+    r.send("go depth 5");
+    let info = r.line("info depth 5 ", 60.0);
+    for word in [
+        " seldepth ",
+        " score ",
+        " nodes ",
+        " nps ",
+        " time ",
+        " hashfull ",
+        " pv ",
+    ] {
+        assert!(info.contains(word), "{word} missing in {info}");
+    }
+    let m = bestmove(&mut r, 60.0);
+    assert!(legal(&board_after(START, &moves), &m), "{m}");
+    // from a FEN, through castling and a capture
+    let moves = ["e1g1", "b4c3", "d2c3"];
+    r.send(&format!(
+        "position fen {KIWIPETE} moves {}",
+        moves.join(" ")
+    ));
+    r.send("go depth 3");
+    let m = bestmove(&mut r, 60.0);
+    assert!(legal(&board_after(KIWIPETE, &moves), &m), "{m}");
+}
+
+#[test]
+fn go_infinite_waits_for_stop_and_then_answers_within_100ms() {
+    let _serial = serial();
+    let mut r = uci();
+    // a mate in one: the search is soon done, but must still wait for `stop`
+    r.send(&format!("position fen {MATE_IN_1}"));
+    r.send("go infinite");
+    r.line("info depth 1 ", 5.0);
+    let early = r.drain(0.5);
+    assert!(
+        !early.contains("bestmove"),
+        "bestmove before stop:\n{early}"
+    );
+    let clock = Instant::now();
+    r.send("stop");
+    let m = bestmove(&mut r, 2.0);
+    assert!(
+        clock.elapsed() < Duration::from_millis(100),
+        "stop took {:?}",
+        clock.elapsed()
+    );
+    assert!(mates(
+        &board_after(MATE_IN_1, &[]),
+        board_after(MATE_IN_1, &[]).parse_move(&m).expect("legal")
+    ));
+    // a busy search, stopped
+    r.send("position startpos moves d2d4");
+    r.send("go infinite");
+    r.line("info depth 3 ", 5.0);
+    sleep(Duration::from_millis(300));
+    let clock = Instant::now();
+    r.send("stop");
+    let m = bestmove(&mut r, 2.0);
+    assert!(
+        clock.elapsed() < Duration::from_millis(100),
+        "stop took {:?}",
+        clock.elapsed()
+    );
+    assert!(legal(&board_after(START, &["d2d4"]), &m), "{m}");
+}
+
+#[test]
+fn isready_is_answered_at_once_during_go_infinite() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("position startpos");
+    r.send("go infinite");
+    r.line("info depth 2 ", 5.0);
+    for _ in 0..3 {
+        let clock = Instant::now();
+        r.send("isready");
+        let out = r.expect("readyok\n", 2.0);
+        assert!(
+            clock.elapsed() < Duration::from_millis(100),
+            "readyok took {:?}",
+            clock.elapsed()
+        );
+        assert!(!out.contains("bestmove"), "{out}");
+        sleep(Duration::from_millis(100));
+    }
+    r.send("stop");
+    let m = bestmove(&mut r, 2.0);
+    assert!(legal(&board_after(START, &[]), &m), "{m}");
+}
+
+#[test]
+fn go_with_50ms_on_the_clock_answers_in_time() {
+    let _serial = serial();
+    let mut r = uci();
+    let games: [&[&str]; 4] = [
+        &[],
+        &["e2e4"],
+        &["d2d4", "g8f6", "c2c4"],
+        &["g1f3", "d7d5", "g2g3", "c7c5", "f1g2"],
+    ];
+    for moves in games {
+        for go in [
+            "go wtime 50 btime 50",
+            "go wtime 50 btime 50 winc 10 binc 10 movestogo 1",
+            "go wtime 1 btime 1",
+        ] {
+            r.send(&format!("position startpos moves {}", moves.join(" ")));
+            r.send("isready");
+            r.line("readyok", 5.0);
+            let clock = Instant::now();
+            r.send(go);
+            let m = bestmove(&mut r, 2.0);
+            assert!(
+                clock.elapsed() < Duration::from_millis(50),
+                "{go} took {:?}",
+                clock.elapsed()
+            );
+            assert!(legal(&board_after(START, moves), &m), "{go}: {m}");
+        }
+    }
+}
+
+#[test]
+fn stop_right_after_go_still_gives_a_legal_move() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send(&format!("position fen {KIWIPETE}"));
+    r.send("go depth 40\nstop");
+    let m = bestmove(&mut r, 2.0);
+    assert!(legal(&board_after(KIWIPETE, &[]), &m), "{m}");
+    r.send("go movetime 100000\nstop");
+    let m = bestmove(&mut r, 2.0);
+    assert!(legal(&board_after(KIWIPETE, &[]), &m), "{m}");
+}
+
+#[test]
+fn movetime_is_kept() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("position startpos");
+    let clock = Instant::now();
+    r.send("go movetime 300");
+    bestmove(&mut r, 5.0);
+    // rmax aims at 290 ms (the Move Overhead is 10 ms); the rest is a margin for a busy machine
+    let took = clock.elapsed();
+    assert!(took < Duration::from_millis(340), "took {took:?}");
+    assert!(took > Duration::from_millis(200), "took only {took:?}");
+}
+
+#[test]
+fn mated_and_stalemated_sides_answer_bestmove_0000() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("position startpos moves f2f3 e7e5 g2g4 d8h4");
+    r.send("go depth 3");
+    let out = r.expect("bestmove", 5.0);
+    assert!(out.contains("score mate 0"), "{out}");
+    assert_eq!(r.line("", 1.0), " 0000");
+    r.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+    r.send("go wtime 1000 btime 1000");
+    let out = r.expect("bestmove", 5.0);
+    assert!(out.contains("score cp 0"), "{out}");
+    assert_eq!(r.line("", 1.0), " 0000");
+    // `go infinite` with no move to make still waits for `stop`
+    r.send("go infinite");
+    assert!(!r.drain(0.3).contains("bestmove"));
+    r.send("stop");
+    assert_eq!(bestmove(&mut r, 2.0), "0000");
+}
+
+#[test]
+fn mates_are_found_and_scored_in_moves() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send(&format!("position fen {MATE_IN_1}"));
+    r.send("go depth 4");
+    let out = r.expect("bestmove ", 10.0);
+    assert!(out.contains("score mate 1 "), "{out}");
+    let board = board_after(MATE_IN_1, &[]);
+    let m = bestmove_after_prefix(&mut r);
+    assert!(mates(&board, board.parse_move(&m).expect("legal")), "{m}");
+    // the side that gets mated sees a negative mate score
+    r.send("position fen k7/7p/1K6/8/8/8/8/6R1 b - - 0 1");
+    r.send("go depth 5");
+    let out = r.expect("bestmove ", 10.0);
+    assert!(out.contains("score mate -1 "), "{out}");
+    r.line("", 1.0);
+    // go mate 2: a move after which every reply allows a mate
+    r.send(&format!("position fen {MATE_IN_2}"));
+    r.send("go mate 2");
+    let out = r.expect("bestmove ", 10.0);
+    assert!(out.contains("score mate 2 "), "{out}");
+    let board = board_after(MATE_IN_2, &[]);
+    let m = bestmove_after_prefix(&mut r);
+    let after = board.after(board.parse_move(&m).expect("legal"));
+    assert!(!after.gen(false).is_empty());
+    for reply in after.gen(false) {
+        let b = after.after(reply);
+        assert!(
+            b.gen(false).into_iter().any(|m| mates(&b, m)),
+            "{m} {reply} has no mate"
+        );
+    }
+}
+
+/// The rest of a `bestmove ` line whose prefix was consumed: its move.
+fn bestmove_after_prefix(r: &mut Rmax) -> String {
+    r.line("", 1.0)
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn go_perft_prints_the_divide_and_the_total() {
+    let _serial = serial();
+    let mut r = uci();
+    for (fen, depth) in [(START, 3), (KIWIPETE, 2)] {
+        r.send(&format!("position fen {fen}"));
+        r.send(&format!("go perft {depth}"));
+        let out = r.expect("Nodes searched: ", 30.0);
+        let total: u64 = r.line("", 5.0).trim().parse().expect("a count");
+        let board = board_after(fen, &[]);
+        assert_eq!(total, board.perft(depth));
+        let mut sum = 0;
+        let mut lines = 0;
+        for line in out
+            .lines()
+            .filter(|l| l.contains(": ") && !l.starts_with("Nodes"))
+        {
+            let (m, n) = line.split_once(": ").expect("move: count");
+            let mv = board
+                .parse_move(m)
+                .unwrap_or_else(|| panic!("{m} is not legal"));
+            assert_eq!(
+                n.parse::<u64>().expect("count"),
+                board.after(mv).perft(depth - 1),
+                "{line}"
+            );
+            sum += n.parse::<u64>().expect("count");
+            lines += 1;
+        }
+        assert_eq!(lines, board.gen(false).len());
+        assert_eq!(sum, total);
+    }
+}
+
+#[test]
+fn an_illegal_move_in_position_is_named_and_the_old_position_kept() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("position startpos moves e2e4");
+    r.send("position startpos moves d2d4 e7e5 d4d6");
+    let err = r.line("info string", 5.0);
+    assert!(err.contains("d4d6"), "{err}");
+    r.send("position fen 8/8/8 w - - 0 1 moves e2e4");
+    r.line("info string", 5.0);
+    r.send("position nonsense");
+    r.line("info string", 5.0);
+    r.send("go depth 2");
+    let m = bestmove(&mut r, 10.0);
+    assert!(
+        legal(&board_after(START, &["e2e4"]), &m),
+        "{m} is not a reply to e2e4"
+    );
+}
+
+#[test]
+fn setoption_errors_are_reported_and_change_nothing() {
+    let _serial = serial();
+    let mut r = uci();
+    for bad in [
+        "setoption name Hash",
+        "setoption name Hash value 0",
+        "setoption name Hash value lots",
+        "setoption name Hash value 99999999999999999999",
+        "setoption name Move Overhead value -5",
+        "setoption name Frobnicate value 3",
+        "setoption",
+        "setoption value 3",
+    ] {
+        r.send(bad);
+        let line = r.line("info string", 5.0);
+        assert!(line.contains("error"), "{bad}: {line}");
+    }
+    for good in [
+        "setoption name Hash value 8",
+        "setoption name Clear Hash",
+        "setoption name Move Overhead value 50",
+        "setoption name hash value 4",
+    ] {
+        r.send(good);
+    }
+    r.send("isready");
+    let out = r.expect("readyok", 5.0);
+    assert!(!out.contains("info string"), "{out}");
+    r.send("position startpos");
+    r.send("go depth 3");
+    assert!(legal(&board_after(START, &[]), &bestmove(&mut r, 10.0)));
+}
+
+#[test]
+fn ponder_waits_for_ponderhit_then_keeps_to_the_clock() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("position startpos moves e2e4 e7e5");
+    r.send("go ponder wtime 2000 btime 2000");
+    r.line("info depth 1 ", 5.0);
+    assert!(!r.drain(0.4).contains("bestmove"));
+    let clock = Instant::now();
+    r.send("ponderhit");
+    let m = bestmove(&mut r, 5.0);
+    // 2 s on the clock: at most 3/4 of it, in practice much less
+    assert!(
+        clock.elapsed() < Duration::from_millis(1500),
+        "took {:?}",
+        clock.elapsed()
+    );
+    assert!(legal(&board_after(START, &["e2e4", "e7e5"]), &m));
+    // stop during ponder answers too (the hash may skip the first iterations now)
+    r.send("go ponder wtime 2000 btime 2000");
+    r.line("info depth ", 5.0);
+    r.send("stop");
+    assert!(legal(
+        &board_after(START, &["e2e4", "e7e5"]),
+        &bestmove(&mut r, 2.0)
+    ));
+}
+
+#[test]
+fn quit_ends_the_process_promptly_even_mid_search() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("position startpos");
+    r.send("go infinite");
+    r.line("info depth 2 ", 5.0);
+    let clock = Instant::now();
+    r.send("quit");
+    let (status, _, _) = r.wait(2.0);
+    assert!(status.success());
+    assert!(
+        clock.elapsed() < Duration::from_millis(500),
+        "quit took {:?}",
+        clock.elapsed()
+    );
+}
+
+#[test]
+fn go_with_nonsense_numbers_still_answers() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("position startpos moves g1f3");
+    for go in [
+        "go wtime -5 btime -5",
+        "go movetime -1",
+        "go nodes 0",
+        "go depth -3",
+        "go wtime 99999999999999999999999 btime 1 movestogo 0",
+        "go btime 10 binc -100 movestogo -7",
+    ] {
+        r.send(go);
+        let m = bestmove(&mut r, 10.0);
+        assert!(legal(&board_after(START, &["g1f3"]), &m), "{go}: {m}");
+    }
+    r.send("go depth 99999999999999999999999 nodes x wtime");
+    let errors = r.line("info string", 5.0);
+    assert!(errors.contains("nodes"), "{errors}");
+    r.send("stop");
+    assert!(legal(
+        &board_after(START, &["g1f3"]),
+        &bestmove(&mut r, 2.0)
+    ));
+}

@@ -1,0 +1,234 @@
+//! xboard / CECP v2: rmax as xboard and Fairy-Max's world see it.
+
+mod common;
+use common::*;
+use std::time::{Duration, Instant};
+
+/// rmax after `xboard` and `protover 2`; returns the feature line too.
+fn xboard() -> (Rmax, String) {
+    let mut r = Rmax::start(&[]);
+    r.send("xboard");
+    r.send("protover 2");
+    let features = r.line("feature ", 5.0);
+    (r, features)
+}
+
+/// The move of the next `move` line.
+fn engine_move(r: &mut Rmax, secs: f64) -> String {
+    let line = r.line("move ", secs);
+    line.split_whitespace().nth(1).unwrap_or("").to_string()
+}
+
+/// Sends `ping n` and returns everything before `pong n`.
+fn sync(r: &mut Rmax, n: u32) -> String {
+    r.send(&format!("ping {n}"));
+    r.expect(&format!("pong {n}\n"), 10.0)
+}
+
+#[test]
+fn handshake_announces_exactly_the_features() {
+    let (_r, line) = xboard();
+    let mut features: Vec<&str> = line.split_whitespace().skip(1).collect();
+    let name = format!("myname=\"rmax {}\"", env!("CARGO_PKG_VERSION"));
+    assert!(line.contains(&name), "{line}");
+    assert_eq!(
+        features.last(),
+        Some(&"done=1"),
+        "done=1 comes last: {line}"
+    );
+    features.retain(|f| !f.starts_with("myname=") && !f.ends_with('"'));
+    features.sort();
+    let want = [
+        "colors=0",
+        "done=1",
+        "ping=1",
+        "reuse=1",
+        "san=0",
+        "setboard=1",
+        "sigint=0",
+        "sigterm=0",
+        "usermove=1",
+    ];
+    assert_eq!(features, want, "{line}");
+}
+
+#[test]
+fn a_short_game_through_usermove() {
+    let (mut r, _) = xboard();
+    r.send("new");
+    r.send("sd 3");
+    r.send("nopost");
+    let mut board = board_after(START, &[]);
+    for _ in 0..6 {
+        // our move: the first legal one, in whatever position the engine's replies made
+        let ours = board.gen(false)[0];
+        r.send(&format!("usermove {ours}"));
+        board.make(ours);
+        let reply = engine_move(&mut r, 30.0);
+        let m = board
+            .parse_move(&reply)
+            .unwrap_or_else(|| panic!("illegal reply {reply} in {}", board.fen()));
+        board.make(m);
+    }
+    let out = sync(&mut r, 1);
+    assert!(!out.contains("Illegal") && !out.contains("Error"), "{out}");
+}
+
+#[test]
+fn thinking_output_follows_post_and_nopost() {
+    let (mut r, _) = xboard();
+    r.send("new\npost\nsd 3\nusermove e2e4");
+    let out = r.expect("move ", 30.0);
+    let thinking: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    assert!(thinking.len() >= 3, "{out}");
+    for line in &thinking {
+        // depth score time nodes pv
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert!(
+            words.len() >= 5 && words[..4].iter().all(|w| w.parse::<i64>().is_ok()),
+            "{line}"
+        );
+    }
+    r.line("", 1.0);
+    r.send("nopost\nusermove d2d4");
+    let out = r.expect("move ", 30.0);
+    assert!(
+        !out.lines()
+            .any(|l| l.starts_with(|c: char| c.is_ascii_digit())),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_engine_mates_from_setboard_and_announces_the_result() {
+    let (mut r, _) = xboard();
+    for (fen, result) in [
+        ("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "1-0 {White mates}"),
+        ("3r2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1", "0-1 {Black mates}"),
+    ] {
+        r.send("new\nforce");
+        r.send(&format!("setboard {fen}"));
+        r.send("sd 3\ngo");
+        let m = engine_move(&mut r, 30.0);
+        let board = board_after(fen, &[]);
+        assert!(mates(&board, board.parse_move(&m).expect("legal")), "{m}");
+        assert_eq!(r.line("", 2.0), result);
+    }
+}
+
+#[test]
+fn draws_are_announced() {
+    let (mut r, _) = xboard();
+    // the user's move stalemates while the engine plays Black
+    r.send("new\nsetboard k7/8/8/2Q5/8/8/8/7K w - - 0 1\nusermove c5b6");
+    assert_eq!(r.line("1/2-1/2", 5.0), "1/2-1/2 {Stalemate}");
+    // the start position a third time
+    r.send("new\nforce");
+    for m in [
+        "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8",
+    ] {
+        r.send(&format!("usermove {m}"));
+    }
+    r.send("go");
+    assert_eq!(r.line("1/2-1/2", 5.0), "1/2-1/2 {Draw by repetition}");
+    r.send("force\nsetboard 4k3/8/8/8/8/8/8/4KB2 w - - 0 1\ngo");
+    assert_eq!(
+        r.line("1/2-1/2", 5.0),
+        "1/2-1/2 {Draw by insufficient material}"
+    );
+    r.send("force\nsetboard 4k3/8/8/8/8/8/8/R3K3 w - - 99 80\nusermove a1a2\ngo");
+    assert_eq!(r.line("1/2-1/2", 5.0), "1/2-1/2 {Draw by fifty-move rule}");
+}
+
+#[test]
+fn setboard_undo_and_remove() {
+    let (mut r, _) = xboard();
+    r.send("new\nforce\nusermove e2e4\nusermove e7e5");
+    r.send("undo");
+    // Black to move again: e7e5 was taken back
+    r.send("usermove d2d4");
+    assert_eq!(r.line("Illegal", 5.0), "Illegal move: d2d4");
+    r.send("usermove e7e6");
+    r.send("remove");
+    // both moves taken back: White to move in the start position
+    r.send("usermove e2e4");
+    let out = sync(&mut r, 1);
+    assert!(!out.contains("Illegal"), "{out}");
+    r.send("setboard 8/8/8/8/8/8/8/8 w - - 0 1");
+    assert!(r.line("tellusererror", 5.0).contains("Illegal position"));
+    r.send("setboard 4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\nusermove e2e4\nusermove e8e7\nremove\nusermove e2e3");
+    let out = sync(&mut r, 2);
+    assert!(!out.contains("Illegal"), "{out}");
+    r.send("undo\nundo\nundo");
+    assert!(r.line("Error", 5.0).contains("undo"));
+}
+
+#[test]
+fn ping_illegal_moves_and_unknown_commands() {
+    let (mut r, _) = xboard();
+    r.send("ping 42");
+    assert_eq!(r.line("pong", 5.0), "pong 42");
+    r.send("new\nforce\nusermove e2e5");
+    assert_eq!(r.line("Illegal", 5.0), "Illegal move: e2e5");
+    r.send("e2e4");
+    r.send("e7e4");
+    assert_eq!(r.line("Illegal", 5.0), "Illegal move: e7e4");
+    r.send("frobnicate 3");
+    assert_eq!(r.line("Error", 5.0), "Error (unknown command): frobnicate");
+    r.send("level x y z");
+    assert!(r.line("Error", 5.0).starts_with("Error (bad level)"));
+    let out = sync(&mut r, 7);
+    assert!(!out.contains("Error") && !out.contains("Illegal"), "{out}");
+}
+
+#[test]
+fn question_mark_moves_now_and_ping_waits_for_the_move() {
+    let (mut r, _) = xboard();
+    r.send("new\nst 60\nusermove e2e4");
+    r.line("1 ", 10.0); // thinking
+    r.send("ping 5");
+    let clock = Instant::now();
+    r.send("?");
+    let out = r.expect("pong 5", 5.0);
+    assert!(
+        clock.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        clock.elapsed()
+    );
+    let m = out
+        .lines()
+        .find_map(|l| l.strip_prefix("move "))
+        .expect("move before pong");
+    assert!(legal(&board_after(START, &["e2e4"]), m), "{m}");
+}
+
+#[test]
+fn time_and_level_are_kept() {
+    let (mut r, _) = xboard();
+    // 40 moves in 1 minute with 1 s left on the clock: a quick move
+    r.send("new\nlevel 40 1 0\ntime 100\notim 100\nusermove e2e4");
+    let clock = Instant::now();
+    let m = engine_move(&mut r, 5.0);
+    assert!(
+        clock.elapsed() < Duration::from_millis(600),
+        "{:?}",
+        clock.elapsed()
+    );
+    assert!(legal(&board_after(START, &["e2e4"]), &m));
+    r.send("new\nlevel 0 0:30 0.5\ntime 3000\nusermove d2d4");
+    let m = engine_move(&mut r, 5.0);
+    assert!(legal(&board_after(START, &["d2d4"]), &m));
+}
+
+#[test]
+fn quit_ends_the_process() {
+    let (mut r, _) = xboard();
+    r.send("new\nst 60\nusermove e2e4");
+    r.line("1 ", 10.0);
+    r.send("quit");
+    let (status, _, _) = r.wait(2.0);
+    assert!(status.success());
+}

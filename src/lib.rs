@@ -657,9 +657,17 @@ impl Engine {
         };
         // Null move: if passing still leaves us at or above beta at reduced depth, cut off; deep
         // down (zugzwang can fool it) trust only a fail high of this node's own search from
-        // depth - 3 on. Not in check, not in PV nodes, not with kings and pawns only.
+        // depth - 3 on. Not in check, not in PV nodes, not without a piece (zugzwang is common).
         let mut trust = depth;
-        if !qs && !check && ply > 0 && beta - alpha == 1 && stand >= beta && b.phase > 0 {
+        if !qs
+            && !check
+            && ply > 0
+            && beta - alpha == 1
+            && stand >= beta
+            && b.b
+                .iter()
+                .any(|&p| p & b.side > 0 && p & 7 > 1 && p & 7 < 6)
+        {
             let s = -self.search(&b.null(), -beta, 1 - beta, depth - 3 - depth / 4, ply + 1);
             if s >= beta && depth < 6 {
                 return s.min(MATE - 999); // an unproven mate: the side to move passed

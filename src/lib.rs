@@ -293,11 +293,11 @@ impl Board {
 
     /// Legal moves; only captures and queen promotions when `noisy` (for quiescence).
     pub fn gen(&self, noisy: bool) -> Vec<Move> {
-        let (us, them, white) = (self.side, self.side ^ 24, self.side == 8);
+        let (b, us, them, white) = (&self.b, self.side, self.side ^ 24, self.side == 8);
         let (mut v, mut king) = (Vec::with_capacity(64), 0);
         // adds move f-t; a pawn reaching the last rank as the four promotions (noisy: the queen)
         let mut add = |f: usize, t: usize| {
-            for promo in match self.b[f] & 7 == 1 && (t >> 4) % 7 < 1 {
+            for promo in match b[f] & 7 == 1 && (t >> 4) % 7 < 1 {
                 false => 0..1,
                 _ if noisy => 5..6,
                 _ => 2..6,
@@ -310,25 +310,21 @@ impl Board {
             }
         };
         for f in 0..120 {
-            let k = self.b[f] & 7;
-            if self.b[f] & us == 0 {
+            let k = b[f] & 7;
+            if b[f] & us == 0 {
                 continue; // empty, enemy, or off the board (always empty)
             }
             if k == 1 {
                 let t = f + if white { 16 } else { 240 } & 255; // one step forward
                 for c in [t + 1 & 255, t + 255 & 255] {
-                    if c & 0x88 == 0 && (self.b[c] & them > 0 || c == self.ep) {
+                    if c & 0x88 == 0 && (b[c] & them > 0 || c == self.ep) {
                         add(f, c); // captures, e.p. included
                     }
                 }
-                if self.b[t] == 0 && (!noisy || (t >> 4) % 7 < 1) {
+                if b[t] == 0 && (!noisy || (t >> 4) % 7 < 1) {
                     add(f, t);
                 }
-                if self.b[t] == 0
-                    && !noisy
-                    && f >> 4 == if white { 1 } else { 6 }
-                    && self.b[t * 2 - f] == 0
-                {
+                if b[t] == 0 && !noisy && f >> 4 == if white { 1 } else { 6 } && b[t * 2 - f] == 0 {
                     add(f, t * 2 - f); // two steps, from the start rank
                 }
                 continue;
@@ -343,18 +339,18 @@ impl Board {
                 _ => 0..8,
             }] {
                 let mut t = f + d & 255;
-                while t & 0x88 == 0 && self.b[t] & us == 0 {
-                    if !noisy || self.b[t] > 0 {
+                while t & 0x88 == 0 && b[t] & us == 0 {
+                    if !noisy || b[t] > 0 {
                         add(f, t);
                     }
-                    if self.b[t] > 0 || k == 2 || k == 6 {
+                    if b[t] > 0 || k == 2 || k == 6 {
                         break; // a capture, or a leaper's single step
                     }
                     t = t + d & 255;
                 }
             }
         }
-        let safe = |s| !attacked(&self.b, s, them, 0..16);
+        let safe = |s| !attacked(b, s, them, 0..16);
         let (check, rights) = (!safe(king), self.castle >> if white { 0 } else { 2 });
         // castling (right, direction, squares up to the rook): rights imply king and rook at home;
         // the king may not be in or pass through check (its landing square is tested below)
@@ -362,34 +358,31 @@ impl Board {
             if !noisy
                 && !check
                 && rights & r > 0
-                && (1..=n).all(|i| self.b[king + d * i & 255] == 0)
+                && (1..=n).all(|i| b[king + d * i & 255] == 0)
                 && safe(king + d & 255)
             {
                 add(king, king + d * 2 & 255);
             }
         }
-        v.retain(|m| {
-            let (mut b, p) = (self.b, self.b[m.from]);
-            let (dr, df) = (
-                (m.from >> 4).abs_diff(king >> 4),
-                (m.from & 7).abs_diff(king & 7),
-            );
+        v.retain(|&Move { from: f, to: t, .. }| {
+            let (mut x, p) = (*b, b[f]);
+            let (dr, df) = ((f >> 4).abs_diff(king >> 4), (f & 7).abs_diff(king & 7));
             // in check, king moves and e.p. need the full test; any other move can only expose the
             // king along the line from the king through the square it leaves, if there is one
-            let dirs = if check || p & 7 == 6 || m.to == self.ep {
+            let dirs = if check || p & 7 == 6 || t == self.ep {
                 0..16
             } else if dr == df || dr * df == 0 {
-                let step = (m.from as i32 - king as i32) / dr.max(df) as i32 & 255; // 0x88: exact
+                let step = (f as i32 - king as i32) / dr.max(df) as i32 & 255; // 0x88: exact
                 let i = DIRS.iter().position(|&d| d as i32 == step).unwrap_or(0);
                 i..i + 1
             } else {
                 return true;
             };
-            if p & 7 == 1 && m.to == self.ep {
-                b[m.to ^ 16] = 0;
+            if p & 7 == 1 && t == self.ep {
+                x[t ^ 16] = 0;
             }
-            (b[m.to], b[m.from]) = (p, 0);
-            !attacked(&b, if p & 7 == 6 { m.to } else { king }, them, dirs)
+            (x[t], x[f]) = (p, 0);
+            !attacked(&x, if p & 7 == 6 { t } else { king }, them, dirs)
         });
         v
     }
@@ -480,7 +473,8 @@ pub struct Entry {
     pub mv: Move,
     pub score: i32,
     pub depth: i32,
-    /// 1: upper bound (all moves failed low), 2: lower bound (a move failed high), 3: exact.
+    /// Bit 1: the score is an upper bound (no move beat alpha), bit 2: a lower bound
+    /// (a move beat alpha); 3: exact.
     pub bound: u8,
 }
 
@@ -573,17 +567,15 @@ impl Engine {
         (self.lim, self.start, self.nodes, self.seldepth) = (lim, Some(Instant::now()), 0, 0);
         (self.keys, self.game, self.info) = (history.to_vec(), history.len(), Info::default());
         (self.killers, self.history) = (vec![Default::default(); 128], vec![[0; 128]; 23]);
-        let moves = b.gen(false);
-        self.best = *moves.first().unwrap_or(&Move::default()); // a legal move, even if stopped at once
-        if !moves.is_empty() {
-            self.search(b, -MATE, MATE, lim.depth.max(1), 0);
-        }
+        let first = b.gen(false).first().copied();
+        self.best = first.unwrap_or_default(); // a legal move, even if stopped at once
+        self.search(b, -MATE, MATE, lim.depth.max(1), 0); // (no legal move: returns at once)
         let info = Info {
             nodes: self.nodes,
             ms: self.ms(),
             ..self.info.clone()
         };
-        (moves.first().map(|_| self.best), info)
+        (first.map(|_| self.best), info)
     }
 
     /// The principal variation: the root's best move, then hash moves while they are legal.
@@ -636,16 +628,13 @@ impl Engine {
         if hit
             && ply > 0
             && e.depth >= depth
-            && (e.bound == 3 || e.bound == 2 && s >= beta || e.bound == 1 && s <= alpha)
+            && (e.bound == 3 || e.bound & 2 > 0 && s >= beta || e.bound & 1 > 0 && s <= alpha)
         {
             return s;
         }
         if qs && stand >= beta {
             return stand; // stand pat: the side to move need not capture
         }
-        // Null move: if passing still leaves us at or above beta at reduced depth, a fail high
-        // of the deepening below is trusted from depth - 3 on (a verification against zugzwang).
-        // Not in check, not in PV nodes, not with kings and pawns only (zugzwang is common).
         // the deepening starts after what the hash table knows (quiescence: one pass at 0; the
         // root from 1, so that even a tiny time limit completes an iteration)
         let mut first = if qs {
@@ -713,9 +702,10 @@ impl Engine {
                 let (m, c) = (moves[i], b.after(moves[i]));
                 // PVS: the first move gets the full window, the others a null window, late
                 // quiet moves also at reduced depth (LMR); a surprise is searched again in full.
-                let r = match d > 2 && i > 2 && !check && order[i] < 1 << 19 {
-                    true => ((d as f32).ln() * (i as f32).ln() / 2.0) as i32,
-                    _ => 0,
+                let r = if d > 2 && i > 2 && !check && order[i] < 1 << 19 {
+                    ((d as f32).ln() * (i as f32).ln() / 2.0) as i32
+                } else {
+                    0
                 };
                 let mut s = a + 1;
                 if i > 0 {
@@ -747,19 +737,12 @@ impl Engine {
             }
             let old = self.tt[slot]; // replace another position, or this one searched less deep
             if old.key != b.key || d >= old.depth {
-                let bound = if best >= beta {
-                    2
-                } else if best > alpha {
-                    3
-                } else {
-                    1
-                };
                 self.tt[slot] = Entry {
                     key: b.key,
                     mv: best_move,
                     score: ply_adjust(best, ply as i32),
                     depth: d,
-                    bound,
+                    bound: (best > alpha) as u8 * 2 + (best < beta) as u8,
                 };
             }
             if best >= beta && d >= trust {

@@ -648,10 +648,11 @@ impl Engine {
         // down (zugzwang can fool it) trust only a fail high of this node's own search from
         // depth - 3 on. Not in check, not in PV nodes, not without a piece (zugzwang is common).
         let mut trust = depth;
-        if !qs
-            && !check
-            && ply > 0
-            && beta - alpha == 1
+        let quiet_node = !qs && !check && ply > 0 && beta - alpha == 1; // prunable: no PV, no check
+        if quiet_node && depth < 7 && stand - 80 * depth >= beta {
+            return stand; // reverse futility: too far above beta for a shallow search to matter
+        }
+        if quiet_node
             && stand >= beta
             && b.b
                 .iter()

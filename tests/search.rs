@@ -137,11 +137,11 @@ fn shortest_mate_is_preferred() {
 
 #[test]
 fn queen_against_king_is_a_mate() {
-    // KQ v K: at depth 12 the engine sees a forced mate in 5 (9 plies)
+    // KQ v K: at depth 16 the engine sees a forced mate in 5 (9 plies)
     let mut b = board("8/8/8/8/8/8/1k6/4K2Q w - - 0 1");
-    let (_, info) = think(&b, &[], depth(12));
+    let (_, info) = think(&b, &[], depth(16));
     println!(
-        "KQ v K at depth 12: score {} ({} nodes)",
+        "KQ v K at depth 16: score {} ({} nodes)",
         info.score, info.nodes
     );
     assert!(info.score > MATE - 64, "no mate score: {}", info.score);
@@ -156,7 +156,7 @@ fn queen_against_king_is_a_mate() {
     // mated in at most as many)
     let mut history = vec![];
     for ply in 0..n {
-        let (m, info) = think(&b, &history, depth(12));
+        let (m, info) = think(&b, &history, depth(16));
         let m = m.unwrap_or_else(|| panic!("{}: no move at ply {ply}", b.fen()));
         let left = n - ply;
         if ply % 2 == 0 {
@@ -215,7 +215,7 @@ fn no_move_positions() {
             b.gen(false).is_empty() && !b.in_check(),
             "{fen} is not stalemate"
         );
-        let (m, info) = think(&b, &[], depth(12));
+        let (m, info) = think(&b, &[], depth(16));
         assert_eq!(m, None, "{fen}");
         assert_eq!(info.score, 0, "{fen}");
     }
@@ -226,7 +226,7 @@ fn no_move_positions() {
     ] {
         let b = board(fen);
         assert!(mated(&b), "{fen} is not mate");
-        let (m, _) = think(&b, &[], depth(12));
+        let (m, _) = think(&b, &[], depth(16));
         assert_eq!(m, None, "{fen}");
     }
 }

@@ -95,7 +95,7 @@ fn attacked(b: &[u8; 128], s: usize, them: u8, mut dirs: std::ops::Range<usize>)
 
 /// Name of square `s`, e.g. "e4".
 pub fn square_name(s: usize) -> String {
-    format!("{}{}", (b'a' + (s & 7) as u8) as char, (s >> 4) + 1)
+    format!("{}{}", &"abcdefgh"[s & 7..][..1], (s >> 4) + 1)
 }
 
 /// A move; `promo` is the promotion piece type (2 N, 3 B, 4 R, 5 Q) or 0.
@@ -247,9 +247,9 @@ impl Board {
         }
         let c: String = "KQkq"
             .chars()
-            .enumerate()
-            .filter(|x| self.castle >> x.0 & 1 > 0)
-            .map(|x| x.1)
+            .zip([1, 2, 4, 8])
+            .filter(|x| self.castle & x.1 > 0)
+            .map(|x| x.0)
             .collect();
         let e = if self.ep < 128 {
             square_name(self.ep)
@@ -368,13 +368,11 @@ impl Board {
             let (mut x, p) = (*b, b[f]);
             let (dr, df) = ((f >> 4).abs_diff(king >> 4), (f & 7).abs_diff(king & 7));
             // in check, king moves and e.p. need the full test; any other move can only expose the
-            // king along the line from the king through the square it leaves, if there is one
+            // king to a slider, and only if it leaves a square on one of the king's lines
             let dirs = if check || p & 7 == 6 || t == self.ep {
                 0..16
             } else if dr == df || dr * df == 0 {
-                let step = (f as i32 - king as i32) / dr.max(df) as i32 & 255; // 0x88: exact
-                let i = DIRS.iter().position(|&d| d as i32 == step).unwrap_or(0);
-                i..i + 1
+                0..8
             } else {
                 return true;
             };

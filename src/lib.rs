@@ -245,11 +245,9 @@ impl Board {
         for n in (1..9).rev() {
             s = s.replace(&".".repeat(n), &n.to_string()); // runs of empty squares become digits
         }
-        let c: String = "KQkq"
-            .chars()
-            .zip([1, 2, 4, 8])
-            .filter(|x| self.castle & x.1 > 0)
-            .map(|x| x.0)
+        let c: String = (0..4)
+            .filter(|i| self.castle >> i & 1 > 0)
+            .map(|i| &"KQkq"[i..=i])
             .collect();
         let e = if self.ep < 128 {
             square_name(self.ep)
@@ -321,11 +319,13 @@ impl Board {
                         add(f, c); // captures, e.p. included
                     }
                 }
-                if b[t] == 0 && (!noisy || (t >> 4) % 7 < 1) {
-                    add(f, t);
-                }
-                if b[t] == 0 && !noisy && f >> 4 == if white { 1 } else { 6 } && b[t * 2 - f] == 0 {
-                    add(f, t * 2 - f); // two steps, from the start rank
+                if b[t] == 0 {
+                    if !noisy || (t >> 4) % 7 < 1 {
+                        add(f, t);
+                    }
+                    if !noisy && f >> 4 == if white { 1 } else { 6 } && b[t * 2 - f] == 0 {
+                        add(f, t * 2 - f); // two steps, from the start rank
+                    }
                 }
                 continue;
             }
@@ -397,13 +397,8 @@ impl Board {
             self.set(t ^ 16, self.side ^ 24 | 1, -1); // e.p.: the captured pawn is behind the target
         }
         if p & 7 == 6 && f.abs_diff(t) == 2 {
-            let (rf, rt) = if t > f {
-                (f + 3, f + 1)
-            } else {
-                (f - 4, f - 1)
-            };
-            self.set(rf, p - 2, -1); // castling: the rook jumps over the king
-            self.set(rt, p - 2, 1);
+            self.set(if t > f { f + 3 } else { f - 4 }, p - 2, -1); // castling: the rook jumps
+            self.set(f + t >> 1, p - 2, 1); // over the king, to the square it passed
         }
         self.castle &= !(lost(f) | lost(t));
         self.half = if pawn || victim > 0 { 0 } else { self.half + 1 };

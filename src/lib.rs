@@ -10,8 +10,11 @@
 // 0x88 arithmetic such as `t + d & 255` leans on Rust's operator precedence on purpose.
 #![allow(clippy::precedence, clippy::type_complexity)]
 
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::{fmt, sync::Arc, time::Instant};
+use std::sync::{
+    atomic::{AtomicBool, Ordering::Relaxed},
+    Arc,
+};
+use std::{fmt, time::Instant};
 
 /// Score for being mated now; mate in n plies scores `MATE - n`.
 pub const MATE: i32 = 32000;
@@ -69,7 +72,7 @@ fn lost(s: usize) -> usize {
 /// Is square `s` attacked by colour `them` on board `b`, along the directions DIRS[dirs]?
 fn attacked(b: &[u8; 128], s: usize, them: u8, mut dirs: std::ops::Range<usize>) -> bool {
     dirs.any(|i| {
-        let (d, mut t, mut near) = (DIRS[i], s + DIRS[i] & 255, true);
+        let (d, mut t) = (DIRS[i], s + DIRS[i] & 255);
         while t & 0x88 == 0 {
             let (p, k) = (b[t], b[t] & 7);
             if p > 0 {
@@ -81,13 +84,14 @@ fn attacked(b: &[u8; 128], s: usize, them: u8, mut dirs: std::ops::Range<usize>)
                     } else {
                         k == 5
                             || k == [4, 3][i / 4]
-                            || near && (k == 6 || k == 1 && i > 3 && (d > 128) == (them == 8))
+                            || t == s + d & 255
+                                && (k == 6 || k == 1 && i > 3 && (d > 128) == (them == 8))
                     };
             }
             if i > 7 {
                 break; // knights jump once
             }
-            (t, near) = (t + d & 255, false);
+            t = t + d & 255;
         }
         false
     })
@@ -194,24 +198,16 @@ impl Board {
                     .find(c)
                     .ok_or(format!("bad castling field '{}'", f[2]))?;
         }
-        for (right, k, r, king) in [
-            (1, 4, 7, 14),
-            (2, 4, 0, 14),
-            (4, 116, 119, 22),
-            (8, 116, 112, 22),
-        ] {
-            if x.b[k] != king || x.b[r] != king - 2 {
-                x.castle &= !right; // a right without its king and rook at home is void
+        for s in [0, 4, 7, 112, 116, 119] {
+            // a right without its king and rook at home is void
+            if x.b[s] != [12, 0, 0, 0, 14, 0, 0, 12][s & 7] + (s > 7) as u8 * 8 {
+                x.castle &= !lost(s);
             }
         }
         if f[3] != "-" {
-            let e = match f[3].as_bytes() {
-                [c @ b'a'..=b'h', r @ b'1'..=b'8'] => {
-                    (r - b'1') as usize * 16 + (c - b'a') as usize
-                }
-                _ => 0,
-            };
-            // the target must be on the 6th (3rd) rank, empty, with the pawn that just moved in front
+            // the target must be on the 6th (3rd) rank, empty, with the pawn that just moved in
+            // front (not a square name at all: 0, which fails too)
+            let e = (0..120).find(|&s| square_name(s) == f[3]).unwrap_or(0);
             if e >> 4 != if x.side == 8 { 5 } else { 2 }
                 || x.b[e] > 0
                 || x.b[e ^ 16] != x.side ^ 24 | 1
@@ -227,9 +223,7 @@ impl Board {
         };
         (x.half, x.full) = (num(4, 0)?.min(999), num(5, 1)?.clamp(1, 99999)); // no overflow later
         x.key ^= z(x.castle) ^ z(x.ep) ^ if x.side > 8 { z(16) } else { 0 };
-        let mut y = x;
-        y.side ^= 24;
-        if y.in_check() {
+        if x.null().in_check() {
             Err("the side not to move is in check")?
         }
         Ok(x)
@@ -237,11 +231,14 @@ impl Board {
 
     /// The position as FEN.
     pub fn fen(&self) -> String {
-        let mut s = String::new();
-        for r in (0..8).rev() {
-            s.extend((0..8).map(|f| LETTERS.as_bytes()[self.b[r * 16 + f] as usize] as char));
-            s.push(if r > 0 { '/' } else { ' ' });
-        }
+        // a8..h8, '/', a7.. (square i ^ 0x70 for i = 0..128; file 8 of each row gives the '/')
+        let mut s: String = (0..120)
+            .filter(|i| i & 15 < 9)
+            .map(|i| match i & 8 {
+                0 => LETTERS.as_bytes()[self.b[i ^ 0x70] as usize] as char,
+                _ => '/',
+            })
+            .collect();
         for n in (1..9).rev() {
             s = s.replace(&".".repeat(n), &n.to_string()); // runs of empty squares become digits
         }
@@ -254,9 +251,9 @@ impl Board {
         } else {
             "-".into()
         };
-        let side = if self.side == 8 { 'w' } else { 'b' };
         format!(
-            "{s}{side} {} {e} {} {}",
+            "{s} {} {} {e} {} {}",
+            ["", "w", "b"][self.side as usize / 8],
             if c.is_empty() { "-" } else { &c },
             self.half,
             self.full
@@ -295,10 +292,10 @@ impl Board {
         let (mut v, mut king) = (Vec::with_capacity(64), 0);
         // adds move f-t; a pawn reaching the last rank as the four promotions (noisy: the queen)
         let mut add = |f: usize, t: usize| {
-            for promo in match b[f] & 7 == 1 && (t >> 4) % 7 < 1 {
-                false => 0..1,
-                _ if noisy => 5..6,
-                _ => 2..6,
+            for promo in if b[f] & 7 == 1 && (t >> 4) % 7 < 1 {
+                5 - 3 * !noisy as u8..6
+            } else {
+                0..1
             } {
                 v.push(Move {
                     from: f,
@@ -461,14 +458,14 @@ impl Board {
 
 /// One hash-table slot: a position's key, best move, score, draft and bound.
 #[derive(Clone, Copy, Default)]
-pub struct Entry {
-    pub key: u64,
-    pub mv: Move,
-    pub score: i32,
-    pub depth: i32,
+struct Entry {
+    key: u64,
+    mv: Move,
+    score: i32,
+    depth: i32,
     /// Bit 1: the score is an upper bound (no move beat alpha), bit 2: a lower bound
     /// (a move beat alpha); 3: exact.
-    pub bound: u8,
+    bound: u8,
 }
 
 /// When to stop: plies, nodes, and milliseconds (soft: start no new iteration; hard: abort).
@@ -484,9 +481,9 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             depth: 64,
-            nodes: u64::MAX,
-            soft: u64::MAX,
-            hard: u64::MAX,
+            nodes: !0,
+            soft: !0,
+            hard: !0,
         }
     }
 }
@@ -507,7 +504,7 @@ pub struct Info {
 /// The searcher: hash table, limits and counters.
 #[derive(Default)]
 pub struct Engine {
-    pub tt: Vec<Entry>,
+    tt: Vec<Entry>,
     /// Set from outside (or by the limits) to stop the search.
     pub stop: Arc<AtomicBool>,
     /// Called after every completed root iteration.
@@ -530,10 +527,10 @@ pub struct Engine {
 
 /// Mate scores are stored as distance from the node, read back as distance from the root.
 fn ply_adjust(s: i32, ply: i32) -> i32 {
-    match s {
-        _ if s > MATE - 999 => s + ply,
-        _ if s < 999 - MATE => s - ply,
-        _ => s,
+    s + if s.abs() > MATE - 999 {
+        s.signum() * ply
+    } else {
+        0
     }
 }
 
@@ -571,20 +568,6 @@ impl Engine {
         (first.map(|_| self.best), info)
     }
 
-    /// The principal variation: the root's best move, then hash moves while they are legal.
-    fn pv(&self, b: &Board, depth: i32) -> Vec<Move> {
-        let (mut v, mut c) = (vec![self.best], b.after(self.best));
-        while (v.len() as i32) < depth {
-            let e = self.tt[c.key as usize % self.tt.len()];
-            if e.key != c.key || !c.gen(false).contains(&e.mv) {
-                break;
-            }
-            v.push(e.mv);
-            c.make(e.mv);
-        }
-        v
-    }
-
     /// Negamax alpha-beta, fail-soft, with internal iterative deepening in every node.
     fn search(&mut self, b: &Board, alpha: i32, beta: i32, depth: i32, ply: usize) -> i32 {
         if self.stop.load(Relaxed) {
@@ -607,12 +590,11 @@ impl Engine {
             .step_by(2)
             .any(|&k| k == b.key);
         let check = b.in_check();
-        if self.stop.load(Relaxed) || ply > 0 && (b.half > 99 && !check || b.insufficient() || rep)
+        if self.stop.load(Relaxed)
+            || ply > 99
+            || ply > 0 && (b.half > 99 && !check || b.insufficient() || rep)
         {
-            return 0;
-        }
-        if ply > 99 {
-            return b.eval();
+            return 0; // (and at ply 100, the end of the key stack's room)
         }
         self.keys.push(b.key);
         let (depth, slot) = (depth.max(0) + check as i32, b.key as usize % self.tt.len()); // check extension
@@ -621,7 +603,8 @@ impl Engine {
         if hit
             && ply > 0
             && e.depth >= depth
-            && (e.bound == 3 || e.bound & 2 > 0 && s >= beta || e.bound & 1 > 0 && s <= alpha)
+            && e.bound | (s <= alpha) as u8 * 2 | (s >= beta) as u8 == 3
+        // the bound covers s's side
         {
             return s;
         }
@@ -652,10 +635,10 @@ impl Engine {
                 .any(|&p| p & b.side > 0 && p & 7 > 1 && p & 7 < 6)
         {
             let s = -self.search(&b.null(), -beta, 1 - beta, depth - 3 - depth / 4, ply + 1);
-            if s >= beta && depth < 6 {
-                return s.min(MATE - 999); // an unproven mate: the side to move passed
-            }
             if s >= beta {
+                if depth < 6 {
+                    return s.min(MATE - 999); // an unproven mate: the side to move passed
+                }
                 trust = depth - 3;
                 first = first.max(trust);
             }
@@ -696,11 +679,8 @@ impl Engine {
                 let (m, c) = (moves[i], b.after(moves[i]));
                 // PVS: the first move gets the full window, the others a null window, late
                 // quiet moves also at reduced depth (LMR); a surprise is searched again in full.
-                let r = if d > 2 && i > 2 && !check && order[i] < 1 << 19 {
-                    ((d as f32).ln() * (i as f32).ln() / 2.0) as i32
-                } else {
-                    0
-                };
+                let r = (d > 2 && i > 2 && !check && order[i] < 1 << 19) as i32
+                    * ((d as f32).ln() * (i as f32).ln() / 2.) as i32;
                 let mut s = a + 1;
                 if i > 0 {
                     s = -self.search(&c, -a - 1, -a, d - 1 - r, ply + 1);
@@ -743,15 +723,24 @@ impl Engine {
                 break; // a verified null-move cutoff
             }
             if ply == 0 {
-                let hashfull = self.tt.iter().take(1000).filter(|e| e.key > 0).count();
+                // the principal variation: the best move, then hash moves while they are legal
+                let (mut pv, mut c) = (vec![self.best], b.after(self.best));
+                while (pv.len() as i32) < d {
+                    let e = self.tt[c.key as usize % self.tt.len()];
+                    if e.key != c.key || !c.gen(false).contains(&e.mv) {
+                        break;
+                    }
+                    pv.push(e.mv);
+                    c.make(e.mv);
+                }
                 self.info = Info {
                     depth: d,
                     seldepth: self.seldepth,
                     score: best,
                     nodes: self.nodes,
                     ms: self.ms(),
-                    pv: self.pv(b, d),
-                    hashfull,
+                    pv,
+                    hashfull: self.tt.iter().take(1000).filter(|e| e.key > 0).count(),
                 };
                 if let Some(report) = &mut self.report {
                     report(&self.info);

@@ -99,11 +99,11 @@ fn attacked(b: &[u8; 128], s: usize, them: u8, mut dirs: std::ops::Range<usize>)
 
 /// Name of square `s`, e.g. "e4".
 pub fn square_name(s: usize) -> String {
-    format!("{}{}", &"abcdefgh"[s & 7..][..1], (s >> 4) + 1)
+    format!("{}{}", (b'a' + s as u8 % 8) as char, (s >> 4) + 1)
 }
 
 /// A move; `promo` is the promotion piece type (2 N, 3 B, 4 R, 5 Q) or 0.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Move {
     pub from: usize,
     pub to: usize,
@@ -348,7 +348,8 @@ impl Board {
             }
         }
         let safe = |s| !attacked(b, s, them, 0..16);
-        let (check, rights) = (!safe(king), self.castle >> if white { 0 } else { 2 });
+        // rights: White's K and Q are bits 0 and 1, Black's bits 2 and 3
+        let (check, rights) = (!safe(king), self.castle >> us / 4 - 2);
         // castling (right, direction, squares up to the rook): rights imply king and rook at home;
         // the king may not be in or pass through check (its landing square is tested below)
         for (r, d, n) in [(1, 1, 2), (2, 255, 3)] {
@@ -469,7 +470,7 @@ struct Entry {
 }
 
 /// When to stop: plies, nodes, and milliseconds (soft: start no new iteration; hard: abort).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Limits {
     pub depth: i32,
     pub nodes: u64,
@@ -489,7 +490,7 @@ impl Default for Limits {
 }
 
 /// What one completed root iteration found.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Info {
     pub depth: i32,
     pub seldepth: usize,
@@ -511,8 +512,6 @@ pub struct Engine {
     pub report: Option<Box<dyn FnMut(&Info) + Send>>,
     lim: Limits,
     start: Option<Instant>,
-    nodes: u64,
-    seldepth: usize,
     /// Keys of the game's earlier positions, then of the current search path.
     keys: Vec<u64>,
     /// How many of `keys` are from the game.
@@ -554,18 +553,14 @@ impl Engine {
     /// Searches `b` (`history`: keys of the earlier positions of the game) within `lim`.
     /// Returns the best move (None when there is no legal move) and the last iteration's info.
     pub fn think(&mut self, b: &Board, history: &[u64], lim: Limits) -> (Option<Move>, Info) {
-        (self.lim, self.start, self.nodes, self.seldepth) = (lim, Some(Instant::now()), 0, 0);
+        (self.lim, self.start) = (lim, Some(Instant::now()));
         (self.keys, self.game, self.info) = (history.to_vec(), history.len(), Info::default());
         (self.killers, self.history) = (vec![Default::default(); 128], vec![[0; 128]; 23]);
         let first = b.gen(false).first().copied();
         self.best = first.unwrap_or_default(); // a legal move, even if stopped at once
         self.search(b, -MATE, MATE, lim.depth.max(1), 0); // (no legal move: returns at once)
-        let info = Info {
-            nodes: self.nodes,
-            ms: self.ms(),
-            ..self.info.clone()
-        };
-        (first.map(|_| self.best), info)
+        self.info.ms = self.ms(); // (the nodes and seldepth are the whole search's)
+        (first.map(|_| self.best), self.info.clone())
     }
 
     /// Negamax alpha-beta, fail-soft, with internal iterative deepening in every node.
@@ -573,9 +568,11 @@ impl Engine {
         if self.stop.load(Relaxed) {
             return 0; // (counting no node)
         }
-        (self.nodes, self.seldepth) = (self.nodes + 1, self.seldepth.max(ply));
-        if self.nodes >= self.lim.nodes || self.nodes & 1023 == 0 && self.ms() >= self.lim.hard {
+        let i = &mut self.info; // counts as it goes; iterations fill in the rest
+        (i.nodes, i.seldepth) = (i.nodes + 1, i.seldepth.max(ply));
+        if i.nodes >= self.lim.nodes || i.nodes & 1023 == 0 && self.ms() >= self.lim.hard {
             self.stop.store(true, Relaxed);
+            return 0;
         }
         // the key stack holds the path to this node (what siblings' searches left goes); draws:
         // fifty moves, bare kings, or a repetition (since the last capture or pawn move, an even
@@ -590,21 +587,18 @@ impl Engine {
             .step_by(2)
             .any(|&k| k == b.key);
         let check = b.in_check();
-        if self.stop.load(Relaxed)
-            || ply > 99
-            || ply > 0 && (b.half > 99 && !check || b.insufficient() || rep)
-        {
-            return 0; // (and at ply 100, the end of the key stack's room)
+        if ply > 99 || ply > 0 && (b.half > 99 && !check || b.insufficient() || rep) {
+            return 0; // (ply 100: deeper than any real line; the killer table ends at 128)
         }
         self.keys.push(b.key);
         let (depth, slot) = (depth.max(0) + check as i32, b.key as usize % self.tt.len()); // check extension
         let (qs, e, stand) = (depth == 0, self.tt[slot], b.eval()); // depth 0: quiescence
         let (hit, s) = (e.key == b.key, ply_adjust(e.score, -(ply as i32)));
+        // a deep enough entry cuts if its bound covers the side of the window its score is on
         if hit
             && ply > 0
             && e.depth >= depth
             && e.bound | (s <= alpha) as u8 * 2 | (s >= beta) as u8 == 3
-        // the bound covers s's side
         {
             return s;
         }
@@ -613,13 +607,7 @@ impl Engine {
         }
         // the deepening starts after what the hash table knows (quiescence: one pass at 0; the
         // root from 1, so that even a tiny time limit completes an iteration)
-        let mut first = if qs {
-            0
-        } else if hit && ply > 0 {
-            (e.depth + 1).min(depth)
-        } else {
-            1
-        };
+        let mut first = if hit && ply > 0 { e.depth + 1 } else { 1 }.min(depth);
         // Null move: if passing still leaves us at or above beta at reduced depth, cut off; deep
         // down (zugzwang can fool it) trust only a fail high of this node's own search from
         // depth - 3 on. Not in check, not in PV nodes, not without a piece (zugzwang is common).
@@ -735,12 +723,11 @@ impl Engine {
                 }
                 self.info = Info {
                     depth: d,
-                    seldepth: self.seldepth,
                     score: best,
-                    nodes: self.nodes,
                     ms: self.ms(),
                     pv,
                     hashfull: self.tt.iter().take(1000).filter(|e| e.key > 0).count(),
+                    ..self.info // nodes and seldepth so far
                 };
                 if let Some(report) = &mut self.report {
                     report(&self.info);

@@ -102,7 +102,6 @@ fn lib_rs_size_report() {
 }
 
 #[test]
-#[ignore = "src/lib.rs is over budget (12,237 code characters at e3c58da); un-ignore once it is trimmed"]
 fn lib_rs_fits_the_budget() {
     let n = code_chars(&lib_rs());
     assert!(

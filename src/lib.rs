@@ -568,9 +568,9 @@ impl Engine {
         if self.stop.load(Relaxed) {
             return 0; // (counting no node)
         }
-        let i = &mut self.info; // counts as it goes; iterations fill in the rest
-        (i.nodes, i.seldepth) = (i.nodes + 1, i.seldepth.max(ply));
-        if i.nodes >= self.lim.nodes || i.nodes & 1023 == 0 && self.ms() >= self.lim.hard {
+        let n = &mut self.info; // counts as it goes; iterations fill in the rest
+        (n.nodes, n.seldepth) = (n.nodes + 1, n.seldepth.max(ply));
+        if n.nodes >= self.lim.nodes || n.nodes & 1023 == 0 && self.ms() >= self.lim.hard {
             self.stop.store(true, Relaxed);
             return 0;
         }

@@ -1,0 +1,258 @@
+//! xboard (CECP v2): the protocol of XBoard/WinBoard, and of Fairy-Max's tournaments.
+
+use crate::game::{read_move, start_board, Game, Parsed};
+use crate::uci::moves_text;
+use crate::{budget, int, short, split_word, Event, Searcher, OVERHEAD_MS};
+use rmax::{Board, Info, Limits, MATE};
+use std::io::Write;
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::Arc;
+
+/// What rmax tells xboard it can do (and that it wants no signals, moves without "usermove").
+pub const FEATURES: &str = concat!(
+    "feature myname=\"rmax ",
+    env!("CARGO_PKG_VERSION"),
+    "\" setboard=1 ping=1 usermove=1 san=0 sigint=0 sigterm=0 colors=0 reuse=1 done=1"
+);
+
+/// Commands that need no answer and change nothing here (rmax does not ponder in xboard).
+pub const IGNORED: &[&str] = &[
+    "", "xboard", "accepted", "rejected", "random", "computer", "name", "rating", "ics", "otim",
+    "hard", "easy", "draw", "hint", "bk", ".",
+];
+
+pub struct Xboard {
+    input: Receiver<Event>,
+    game: Game,
+    search: Searcher,
+    /// The colour the engine plays; None in force mode.
+    plays: Option<u8>,
+    post: bool,
+    /// `sd`: depth limit.
+    depth: Option<i32>,
+    /// `st`: fixed time per move (ms).
+    per_move: Option<i64>,
+    /// `level`: moves per session (0: the whole game), base time and increment (ms).
+    level: (i64, i64, i64),
+    /// The engine's clock (ms), from `time`.
+    clock: Option<i64>,
+    /// `ping`s that came while thinking: xboard wants their `pong` after the move.
+    pongs: Vec<String>,
+}
+
+impl Xboard {
+    pub fn new(input: Receiver<Event>, events: Sender<Event>) -> Xboard {
+        let (game, search) = (Game::new(start_board()), Searcher::new(Some(events)));
+        let level = (40, 300_000, 0); // xboard's default: 40 moves in 5 minutes
+        Xboard {
+            input,
+            game,
+            search,
+            plays: Some(16),
+            post: true,
+            depth: None,
+            per_move: None,
+            level,
+            clock: None,
+            pongs: vec![],
+        }
+    }
+
+    pub fn run(mut self) {
+        loop {
+            match self.input.recv() {
+                Ok(Event::Line(line)) => {
+                    if !self.command(&line) {
+                        break;
+                    }
+                }
+                Ok(Event::Done(id)) if id == self.search.id => self.engine_moved(),
+                Ok(Event::Done(_)) => {}
+                Ok(Event::Eof) | Err(_) => {
+                    self.engine_moved(); // let a search end and play its move
+                    break;
+                }
+            }
+        }
+        self.search.finish();
+    }
+
+    /// Obeys one line; false for `quit`.
+    pub fn command(&mut self, line: &str) -> bool {
+        let (cmd, arg) = split_word(line);
+        match cmd {
+            _ if IGNORED.contains(&cmd) => {}
+            "protover" => say!("{FEATURES}"),
+            "new" => {
+                self.abort();
+                self.game = Game::new(start_board());
+                (self.plays, self.depth, self.clock) = (Some(16), None, None); // rmax plays Black
+            }
+            "force" | "result" => {
+                self.abort();
+                self.plays = None;
+            }
+            "go" => {
+                self.plays = Some(self.game.board().side);
+                self.think();
+            }
+            "playother" => {
+                self.abort();
+                self.plays = Some(self.game.board().side ^ 24);
+            }
+            "usermove" => self.user_move(arg),
+            "setboard" => {
+                self.abort();
+                match Board::from_fen(arg) {
+                    Ok(board) => self.game = Game::new(board),
+                    Err(e) => say!("tellusererror Illegal position: {e}"),
+                }
+            }
+            "level" => match parse_level(arg) {
+                Some(level) => (self.level, self.per_move) = (level, None),
+                None => say!("Error (bad level): level {}", short(arg)),
+            },
+            "st" => match arg.parse::<f64>() {
+                Ok(s) if s > 0.0 && s.is_finite() => self.per_move = Some((s * 1000.0) as i64),
+                _ => say!("Error (bad seconds): st {}", short(arg)),
+            },
+            "sd" => match int(arg) {
+                Some(d) if d > 0 => self.depth = Some(d.min(64) as i32),
+                _ => say!("Error (bad depth): sd {}", short(arg)),
+            },
+            "time" => match int(arg) {
+                Some(cs) => self.clock = Some(cs.saturating_mul(10)),
+                None => say!("Error (bad time): time {}", short(arg)),
+            },
+            "undo" | "remove" => {
+                self.abort();
+                let n = if cmd == "undo" { 1 } else { 2 };
+                if self.game.moves.len() < n {
+                    say!("Error (no move to undo): {cmd}");
+                }
+                for _ in 0..n {
+                    self.game.pop();
+                }
+            }
+            "ping" => {
+                let pong = format!("pong {}", short(arg));
+                if self.search.busy() {
+                    self.pongs.push(pong);
+                } else {
+                    say!("{pong}");
+                }
+            }
+            "post" => self.post = true,
+            "nopost" => self.post = false,
+            "?" => self.search.stop(),
+            "quit" => return false,
+            _ => match read_move(self.game.board(), line) {
+                Parsed::NotAMove => say!("Error (unknown command): {}", short(cmd)),
+                _ => self.user_move(line),
+            },
+        }
+        true
+    }
+
+    /// Stops thinking without playing the move.
+    pub fn abort(&mut self) {
+        self.search.finish();
+        self.answer_pings();
+    }
+
+    pub fn answer_pings(&mut self) {
+        for pong in self.pongs.drain(..) {
+            say!("{pong}");
+        }
+    }
+
+    pub fn user_move(&mut self, text: &str) {
+        self.abort();
+        let Parsed::Move(m) = read_move(self.game.board(), text) else {
+            return say!("Illegal move: {}", short(text));
+        };
+        self.game.push(m);
+        match self.game.end() {
+            Some(end) if self.plays.is_some() => say!("{}", end.result()),
+            Some(_) => {}
+            None => self.think(),
+        }
+    }
+
+    /// Starts thinking if it is the engine's turn.
+    pub fn think(&mut self) {
+        let board = *self.game.board();
+        if self.search.busy() || self.plays != Some(board.side) {
+            return;
+        }
+        if let Some(end) = self.game.end() {
+            return say!("{}", end.result());
+        }
+        let mut lim = Limits {
+            depth: self.depth.unwrap_or(64),
+            ..Limits::default()
+        };
+        (lim.soft, lim.hard) = match self.per_move {
+            Some(ms) => {
+                let ms = ms.saturating_sub(OVERHEAD_MS).max(1) as u64;
+                (ms, ms)
+            }
+            None => {
+                let (mps, base, inc) = self.level;
+                let to_go = (mps > 0).then(|| mps - (i64::from(board.full) - 1) % mps);
+                budget(self.clock.unwrap_or(base), inc, to_go, OVERHEAD_MS)
+            }
+        };
+        let post = self.post;
+        let report = Box::new(move |i: &Info| {
+            if post {
+                say!(
+                    "{} {} {} {} {}",
+                    i.depth,
+                    xboard_score(i.score),
+                    i.ms / 10,
+                    i.nodes,
+                    moves_text(&i.pv)
+                );
+            }
+        });
+        self.search
+            .start(&self.game, lim, Arc::default(), report, Box::new(|_, _| {}));
+    }
+
+    /// The search ended (or input did): play its move and say if that ended the game.
+    pub fn engine_moved(&mut self) {
+        if let Some((Some(m), _)) = self.search.join() {
+            say!("move {m}");
+            self.game.push(m);
+            if let Some(end) = self.game.end() {
+                say!("{}", end.result());
+            }
+        }
+        self.answer_pings();
+    }
+}
+
+/// `level MPS BASE INC`: BASE in minutes or minutes:seconds, INC in seconds -> ms.
+pub fn parse_level(arg: &str) -> Option<(i64, i64, i64)> {
+    let [mps, base, inc] = arg.split_whitespace().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let mps = int(mps).filter(|&m| m >= 0)?;
+    let (min, sec) = base.split_once(':').unwrap_or((base, "0"));
+    let base = min.parse::<f64>().ok()? * 60.0 + sec.parse::<f64>().ok()?;
+    let inc = inc.parse::<f64>().ok()?;
+    let ok = base.is_finite() && inc.is_finite() && base >= 0.0 && inc >= 0.0;
+    ok.then_some((mps, (base * 1000.0) as i64, (inc * 1000.0) as i64))
+}
+
+/// xboard's score convention: centipawns, or 100000 + n for a mate in n moves.
+pub fn xboard_score(s: i32) -> i32 {
+    if s > MATE - 999 {
+        100_000 + (MATE - s + 1) / 2
+    } else if s < 999 - MATE {
+        -100_000 - (MATE + s) / 2
+    } else {
+        s
+    }
+}

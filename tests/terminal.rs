@@ -70,7 +70,7 @@ fn a_scripted_game_in_san_ends_in_an_announced_mate() {
     say(&mut r, "undo");
     assert_eq!(fen(&mut r), board_after(FORCED, &FORCED_LINE[..4]).fen());
     let out = say(&mut r, "Rh1+");
-    assert!(out.contains("rmax plays Kg8"), "{out}");
+    assert!(out.contains("rmax plays 3... Kg8"), "{out}");
     say(&mut r, "new");
     assert_eq!(fen(&mut r), board_after(START, &[]).fen());
 }

@@ -41,6 +41,8 @@ const MAX_SECONDS: f64 = 3600.0;
 const HINT_MS: u64 = 500;
 /// The thinking line is cut to this width, so that it never wraps (`\r` rewrites one line).
 const LINE_WIDTH: usize = 79;
+/// The start of the thinking line.
+const THINKING: &str = "rmax is thinking (Enter: move now)";
 /// Clears the rest of the terminal line (after `\r`).
 const CLEAR_LINE: &str = "\r\x1b[K";
 
@@ -63,6 +65,8 @@ pub struct Terminal {
     unicode: bool,
     /// Standard output is a terminal: the thinking line is rewritten in place.
     live: bool,
+    /// Standard input is a terminal, which echoes what is typed (and the Enter).
+    keyboard: bool,
     /// Lines that came while rmax thought, obeyed (and shown) after its move.
     waiting: VecDeque<String>,
     /// The input ended while rmax thought: leave once the waiting lines are done.
@@ -80,6 +84,7 @@ impl Terminal {
             limit: Limit::Millis(1000),
             unicode: live && utf8_locale(),
             live,
+            keyboard: std::io::stdin().is_terminal(),
             waiting: VecDeque::new(),
             leaving: false,
         }
@@ -134,7 +139,7 @@ impl Terminal {
                 }
                 // end of input: piped commands all run; Ctrl-D at the keyboard leaves at once
                 Ok(Event::Eof) | Err(_) => {
-                    if self.search.busy() && !std::io::stdin().is_terminal() {
+                    if self.search.busy() && !self.keyboard {
                         self.leaving = true;
                     } else {
                         self.search.finish();
@@ -148,6 +153,11 @@ impl Terminal {
 
     /// A line typed while rmax thinks; false for `quit`.
     fn while_thinking(&mut self, line: String) -> bool {
+        if self.live && self.keyboard {
+            // the terminal echoed the line and its Enter after the thinking line: back up to
+            // that line, so that what follows replaces both
+            print_now("\x1b[A");
+        }
         let (cmd, _) = split_word(&line);
         match cmd.to_ascii_lowercase().as_str() {
             "" | "move" => self.search.stop(),
@@ -163,6 +173,9 @@ impl Terminal {
                     short(&line)
                 );
                 self.waiting.push_back(line);
+                if self.live {
+                    print_now(THINKING);
+                }
             }
         }
         true
@@ -402,11 +415,10 @@ impl Terminal {
         let live = self.live;
         let stop = Arc::new(AtomicBool::new(false));
         let mate_stop = stop.clone();
-        let head = "rmax is thinking (Enter: move now)";
         if live {
-            print_now(&format!("{CLEAR_LINE}{head}..."));
+            print_now(&format!("{CLEAR_LINE}{THINKING}..."));
         } else {
-            say!("{head}.");
+            say!("{THINKING}.");
         }
         let report = Box::new(move |info: &Info| {
             let text = format!(
@@ -417,7 +429,10 @@ impl Terminal {
                 line_san(&board, &info.pv)
             );
             if live {
-                let text: String = format!("{head} {text}").chars().take(LINE_WIDTH).collect();
+                let text: String = format!("{THINKING} {text}")
+                    .chars()
+                    .take(LINE_WIDTH)
+                    .collect();
                 print_now(&format!("{CLEAR_LINE}{text}"));
             } else {
                 say!("  {text}");

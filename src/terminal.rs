@@ -22,7 +22,7 @@ Commands:
   white, black    choose your side (rmax moves if it is its turn)
   hint            rmax suggests a move for you (a short search)
   resign          give up the game
-  time <s>        rmax thinks <s> seconds per move (0.5 or up to 3600)
+  time <s>        rmax thinks <s> seconds per move (time 0.5; at most 3600)
   depth <n>       rmax searches <n> plies per move instead (1 to 64)
   board           show the board (the last move's squares in brackets)
   flip            turn the board around
@@ -32,7 +32,7 @@ Commands:
   setboard <FEN>  set up a position, you to move (also: fen <FEN>)
   pgn             print the game so far as PGN
   save <file>     write the game as PGN to a file
-  load <file>     read a game (PGN) or a position (FEN) from a file
+  load <file>     read a game (PGN) or a position (FEN); you play the side to move
   quit            leave (also Ctrl-D)";
 
 /// The longest think `time` accepts, in seconds.

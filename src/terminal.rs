@@ -168,8 +168,10 @@ impl Terminal {
             }
             _ => {
                 self.clear_thinking();
+                // (not quoted as in the answers to commands, so that a script waiting for
+                // the answer to a line cannot take this notice for it)
                 say!(
-                    "'{}' waits until rmax has moved (Enter: move now).",
+                    "{}: waits until rmax has moved (Enter: move now).",
                     short(&line)
                 );
                 self.waiting.push_back(line);

@@ -368,7 +368,7 @@ fn lines_typed_while_rmax_thinks_wait_and_are_shown() {
     r.send("e4");
     r.expect("rmax is thinking", 5.0);
     r.send("fen");
-    r.line("'fen' waits until rmax has moved", 5.0);
+    r.line("fen: waits until rmax has moved", 5.0);
     r.send("");
     let out = r.expect(PROMPT, 10.0);
     assert!(out.contains("rmax plays 1... "), "{out}");

@@ -152,6 +152,9 @@ impl Game {
         let mut movetext = String::new();
         for line in text.lines().map(str::trim) {
             if let Some(tag) = line.strip_prefix('[') {
+                if !movetext.trim().is_empty() {
+                    break; // the next game's tags: only the first game is read
+                }
                 let (name, value) = tag
                     .trim_end_matches(']')
                     .split_once(' ')

@@ -473,7 +473,11 @@ fn hint_save_load_and_resign() {
 #[test]
 fn the_last_move_is_marked_and_unicode_can_be_switched() {
     let mut r = terminal("0.05");
-    say(&mut r, "setboard 4k3/8/8/8/8/8/8/R3K3 w - - 0 1");
+    let out = say(&mut r, "setboard 4k3/8/8/8/8/8/8/R3K3 w - - 0 1");
+    assert!(
+        out.contains("1 R . . . K . . ."),
+        "letters when piped: {out}"
+    );
     say(&mut r, "depth 1");
     let out = say(&mut r, "unicode on");
     assert!(out.contains("1 ♖ · · · ♔ · · ·"), "{out}");
@@ -580,5 +584,29 @@ fn on_a_terminal_the_thinking_line_is_rewritten_and_pieces_are_symbols() {
     );
     let out = r.expect(PROMPT, 5.0);
     assert!(out.contains('♟') && out.contains('♙'), "{out}");
+    r.send("quit");
+}
+
+#[test]
+fn on_a_terminal_a_line_typed_while_rmax_thinks_waits_and_is_shown() {
+    let Some(mut r) = on_a_terminal() else {
+        return;
+    };
+    r.send("time 3600");
+    r.expect(PROMPT, 5.0);
+    r.send("e4");
+    r.expect("rmax is thinking (Enter: move now)", 5.0);
+    r.send("fen");
+    // the terminal echoed the line: rmax goes back up to the thinking line to replace it
+    let out = r.expect("fen: waits until rmax has moved", 5.0);
+    assert!(out.contains("\x1b[A\r\x1b[K"), "{out:?}");
+    r.send("");
+    r.expect("rmax plays 1... ", 10.0);
+    r.expect(PROMPT, 5.0);
+    let out = r.expect(PROMPT, 5.0);
+    assert!(
+        out.starts_with("fen\r\n"),
+        "the waiting line is shown: {out:?}"
+    );
     r.send("quit");
 }

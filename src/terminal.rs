@@ -255,7 +255,11 @@ impl Terminal {
             "pgn" => say!("{}", self.pgn()),
             "save" if arg.is_empty() => say!("save needs a file name, e.g. save game.pgn"),
             "save" => match std::fs::write(arg, self.pgn() + "\n") {
-                Ok(()) => say!("Saved the game ({} plies) to {arg}.", self.game.moves.len()),
+                Ok(()) => say!(
+                    "Saved the game ({} plies) to {}.",
+                    self.game.moves.len(),
+                    short(arg)
+                ),
                 Err(e) => say!("Cannot save to '{}': {e}", short(arg)),
             },
             "load" if arg.is_empty() => say!("load needs a file name, e.g. load game.pgn"),

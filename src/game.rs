@@ -2,6 +2,7 @@
 //! moves in SAN (read and written) and PGN.
 
 use rmax::{square_name, Board, Move, START};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 pub fn start_board() -> Board {
     Board::from_fen(START).expect("START is a valid FEN")
@@ -21,6 +22,8 @@ pub struct Game {
     start: Board,
     after: Vec<Board>,
     pub moves: Vec<Move>,
+    /// The colour that resigned, if one did.
+    pub resigned: Option<u8>,
 }
 
 /// How a game ended.
@@ -32,13 +35,15 @@ pub enum End {
     Repetition,
     Fifty,
     Material,
+    /// The colour that resigned.
+    Resignation(u8),
 }
 
 impl End {
     pub fn score(self) -> &'static str {
         match self {
-            End::Mate(8) => "1-0",
-            End::Mate(_) => "0-1",
+            End::Mate(8) | End::Resignation(16) => "1-0",
+            End::Mate(_) | End::Resignation(_) => "0-1",
             _ => "1/2-1/2",
         }
     }
@@ -51,6 +56,7 @@ impl End {
             End::Repetition => "Draw by repetition".into(),
             End::Fifty => "Draw by fifty-move rule".into(),
             End::Material => "Draw by insufficient material".into(),
+            End::Resignation(loser) => format!("{} resigns", colour(loser)),
         };
         format!("{} {{{why}}}", self.score())
     }
@@ -63,6 +69,9 @@ impl End {
             End::Repetition => "Draw by threefold repetition".into(),
             End::Fifty => "Draw by the fifty-move rule".into(),
             End::Material => "Draw by insufficient material".into(),
+            End::Resignation(loser) => {
+                format!("{} resigns: {} wins", colour(loser), colour(loser ^ 24))
+            }
         };
         format!("{what}, {}.", self.score())
     }
@@ -74,6 +83,7 @@ impl Game {
             start,
             after: vec![],
             moves: vec![],
+            resigned: None,
         }
     }
 
@@ -108,6 +118,9 @@ impl Game {
     }
 
     pub fn end(&self) -> Option<End> {
+        if let Some(loser) = self.resigned {
+            return Some(End::Resignation(loser));
+        }
         let board = self.board();
         if board.gen(false).is_empty() {
             return Some(if board.in_check() {
@@ -126,18 +139,88 @@ impl Game {
         board.insufficient().then_some(End::Material)
     }
 
-    pub fn last_san(&self) -> Option<String> {
+    /// The last move with its number, e.g. `12... Nf6`.
+    pub fn last_numbered(&self) -> Option<String> {
         let before = self.positions().nth(self.moves.len().checked_sub(1)?)?;
-        Some(san(before, *self.moves.last()?))
+        Some(numbered(before, *self.moves.last()?))
     }
 
-    /// The game as PGN.
+    /// Reads a game in PGN: the FEN tag if there is one, then the moves in SAN (comments,
+    /// variations, move numbers and annotations are skipped), up to the result.
+    pub fn from_pgn(text: &str) -> Result<Game, String> {
+        let mut start = start_board();
+        let mut movetext = String::new();
+        for line in text.lines().map(str::trim) {
+            if let Some(tag) = line.strip_prefix('[') {
+                if !movetext.trim().is_empty() {
+                    break; // the next game's tags: only the first game is read
+                }
+                let (name, value) = tag
+                    .trim_end_matches(']')
+                    .split_once(' ')
+                    .unwrap_or(("", ""));
+                if name == "FEN" {
+                    let fen = value.trim().trim_matches('"');
+                    start = Board::from_fen(fen).map_err(|e| format!("bad FEN tag: {e}"))?;
+                }
+            } else if !line.starts_with('%') {
+                movetext += line;
+                movetext.push('\n');
+            }
+        }
+        let (mut plain, mut variation, mut comment) = (String::new(), 0, None);
+        for c in movetext.chars() {
+            match (comment, c) {
+                (Some(end), _) if c == end => comment = None,
+                (Some(_), _) => {}
+                (None, '{') => comment = Some('}'),
+                (None, ';') => comment = Some('\n'),
+                (None, '(') => variation += 1,
+                (None, ')') => variation -= 1,
+                (None, _) if variation > 0 => {}
+                // a separator, so that `{a comment}e4` and `1.e4` still split
+                (None, '.') => plain += ". ",
+                (None, _) => plain.push(c),
+            }
+            if comment.is_some() {
+                plain.push(' ');
+            }
+        }
+        let mut game = Game::new(start);
+        for word in plain.split_whitespace() {
+            let number = word.trim_end_matches('.');
+            if matches!(word, "1-0" | "0-1" | "1/2-1/2" | "*") {
+                break;
+            }
+            if word.ends_with('.') && number.bytes().all(|b| b.is_ascii_digit())
+                || word.starts_with('$')
+                || matches!(word, "e." | "p." | "ep")
+            {
+                continue;
+            }
+            match read_move(game.board(), word) {
+                Parsed::Move(m) => game.push(m),
+                _ => {
+                    let board = game.board();
+                    let at = if board.side == 8 { "." } else { "..." };
+                    return Err(format!(
+                        "move {}{at} '{}' is not legal there",
+                        board.full,
+                        crate::short(word)
+                    ));
+                }
+            }
+        }
+        Ok(game)
+    }
+
+    /// The game as PGN: the tags, a blank line, and the moves wrapped at 80 columns.
     pub fn pgn(&self, white: &str, black: &str) -> String {
         let result = self.end().map_or("*", End::score);
         let mut tags = vec![
             ("Event", "rmax game".to_string()),
             ("Site", "?".into()),
-            ("Date", "????.??.??".into()),
+            ("Date", today()),
             ("Round", "-".into()),
             ("White", white.into()),
             ("Black", black.into()),
@@ -150,6 +233,7 @@ impl Game {
             .iter()
             .map(|(k, v)| format!("[{k} \"{v}\"]\n"))
             .collect();
+        text.push('\n');
         let mut words = vec![];
         for (i, (board, &m)) in self.positions().zip(&self.moves).enumerate() {
             if board.side == 8 {
@@ -162,16 +246,72 @@ impl Game {
         words.push(result.to_string());
         let mut line = String::new();
         for word in words {
-            if !line.is_empty() && line.len() + word.len() >= 80 {
-                text += line.trim_end();
+            if !line.is_empty() && line.len() + 1 + word.len() > 80 {
+                text += &line;
                 text.push('\n');
                 line.clear();
             }
+            if !line.is_empty() {
+                line.push(' ');
+            }
             line += &word;
-            line.push(' ');
         }
-        text + "\n" + line.trim_end()
+        text + &line
     }
+}
+
+/// Today's date as PGN wants it (`2024.05.17`), in UTC.
+pub fn today() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (year, month, day) = civil_from_days((secs / 86_400) as i64);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
+/// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
+/// civil_from_days: years are counted from March, so that the leap day comes last).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
+    let month = if month_from_march < 10 {
+        month_from_march + 3
+    } else {
+        month_from_march - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month as u32, day as u32)
+}
+
+/// A move with its number: `12. Nf3` for White, `12... Nf6` for Black.
+pub fn numbered(board: &Board, m: Move) -> String {
+    let dots = if board.side == 8 { "." } else { "..." };
+    format!("{}{dots} {}", board.full, san(board, m))
+}
+
+/// A line of moves from `board` in SAN, numbered (`12... Nf6 13. Bd3 O-O`); it ends early at
+/// a move that is not legal.
+pub fn line_san(board: &Board, moves: &[Move]) -> String {
+    let mut board = *board;
+    let mut words: Vec<String> = vec![];
+    for (i, &m) in moves.iter().enumerate() {
+        if !board.gen(false).contains(&m) {
+            break;
+        }
+        words.push(if i == 0 || board.side == 8 {
+            numbered(&board, m)
+        } else {
+            san(&board, m)
+        });
+        board.make(m);
+    }
+    words.join(" ")
 }
 
 /// What a move text can mean in a position.
@@ -193,7 +333,14 @@ pub fn read_move(board: &Board, text: &str) -> Parsed {
         [m] => Parsed::Move(*m),
         _ => Parsed::Ambiguous(found),
     };
-    let text = text.trim().trim_end_matches(['+', '#', '!', '?']);
+    let text = text.trim();
+    // `exd6 e.p.`: the en passant suffix some books write
+    let text = ["e.p.", "ep"]
+        .iter()
+        .find_map(|ep| text.strip_suffix(ep).filter(|t| t.len() >= 2))
+        .unwrap_or(text)
+        .trim()
+        .trim_end_matches(['+', '#', '!', '?']);
     let castle = match text {
         "O-O" | "0-0" | "o-o" => 2,
         "O-O-O" | "0-0-0" | "o-o-o" => -2,
@@ -214,8 +361,12 @@ pub fn read_move(board: &Board, text: &str) -> Parsed {
     }
     let mut promo = None;
     if piece.is_none_or(|p| p == 0) {
-        if let Some(p) = c.last().and_then(|&p| "nbrq".find(p.to_ascii_lowercase())) {
-            promo = Some(p as u8 + 2);
+        // a pawn or a king as promotion piece is move syntax too: an illegal move, not nonsense
+        if let Some(p) = c
+            .last()
+            .and_then(|&p| "pnbrqk".find(p.to_ascii_lowercase()))
+        {
+            promo = Some(p as u8 + 1);
             c.pop();
         }
     }
@@ -304,4 +455,19 @@ pub fn san(board: &Board, m: Move) -> String {
         });
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::civil_from_days;
+
+    #[test]
+    fn days_become_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(11_017), (2000, 3, 1));
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+        assert_eq!(civil_from_days(20_453), (2025, 12, 31));
+    }
 }

@@ -213,6 +213,9 @@ fn interactive() {
     }
     loop {
         let Ok(Event::Line(line)) = input.recv() else {
+            if tty {
+                say!(); // Ctrl-D at the prompt: the shell's prompt goes on a line of its own
+            }
             return;
         };
         match line.split_whitespace().next() {
@@ -224,7 +227,7 @@ fn interactive() {
                 if !tty {
                     term.greet();
                 }
-                return term.run(input, &line);
+                return term.run(input, events, &line);
             }
         }
     }

@@ -1,30 +1,53 @@
 //! A person at the terminal: the board, moves in SAN or coordinates, and a few commands.
+//!
+//! rmax thinks on the search thread while input keeps arriving as events, so that Enter or
+//! `move` makes it move at once and `quit` leaves; other lines wait for its move.
 
-use crate::game::{colour, read_move, san, start_board, Game, Parsed};
-use crate::{int, short, split_word, Event, HASH_MB, VERSION};
-use rmax::{Board, Engine, Limits, MATE};
-use std::io::Write;
-use std::sync::atomic::Ordering::Relaxed;
-use std::sync::mpsc::Receiver;
+use crate::game::{colour, line_san, numbered, read_move, san, start_board, Game, Parsed};
+use crate::{int, short, split_word, Event, Searcher, VERSION};
+use rmax::{Board, Info, Limits, MATE};
+use std::collections::VecDeque;
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::Arc;
 
 pub const HELP: &str =
     "Moves: SAN (e4, Nf3, exd5, O-O, O-O-O, e8=Q, Nbd7) or coordinates (e2e4, e7e8q).
+While rmax thinks: Enter or move makes it move now; other lines wait for its move.
 Commands:
   new             a new game (you keep your colour)
   undo            take back your last move and rmax's reply
   go              rmax moves now (you take the other side)
   white, black    choose your side (rmax moves if it is its turn)
+  hint            rmax suggests a move for you (a short search)
+  resign          give up the game
+  time <s>        rmax thinks <s> seconds per move (time 0.5; at most 3600)
+  depth <n>       rmax searches <n> plies per move instead (1 to 64)
+  board           show the board (the last move's squares in brackets)
   flip            turn the board around
-  time <s>        rmax thinks <s> seconds per move (fractions allowed: time 0.5)
-  depth <n>       rmax searches <n> plies per move instead
+  unicode on|off  chess symbols for the pieces, or letters
+  moves           list the legal moves
   fen             print the position as FEN
   setboard <FEN>  set up a position, you to move (also: fen <FEN>)
-  moves           list the legal moves
-  board           show the board
   pgn             print the game so far as PGN
+  save <file>     write the game as PGN to a file
+  load <file>     read a game (PGN) or a position (FEN); you play the side to move
   quit            leave (also Ctrl-D)";
 
+/// The longest think `time` accepts, in seconds.
+const MAX_SECONDS: f64 = 3600.0;
+/// How long `hint` thinks at most, in milliseconds.
+const HINT_MS: u64 = 500;
+/// The thinking line is cut to this width, so that it never wraps (`\r` rewrites one line).
+const LINE_WIDTH: usize = 79;
+/// The start of the thinking line.
+const THINKING: &str = "rmax is thinking (Enter: move now)";
+/// Clears the rest of the terminal line (after `\r`).
+const CLEAR_LINE: &str = "\r\x1b[K";
+
 /// How long the engine thinks in the terminal.
+#[derive(Clone, Copy)]
 pub enum Limit {
     Millis(u64),
     Depth(i32),
@@ -32,22 +55,38 @@ pub enum Limit {
 
 pub struct Terminal {
     game: Game,
-    engine: Engine,
+    search: Searcher,
     /// The colour the person plays; the engine replies when the other colour is to move.
     human: u8,
     /// Turns the board around (it is shown from the person's side).
     flip: bool,
     limit: Limit,
+    /// Chess symbols for the pieces instead of letters.
+    unicode: bool,
+    /// Standard output is a terminal: the thinking line is rewritten in place.
+    live: bool,
+    /// Standard input is a terminal, which echoes what is typed (and the Enter).
+    keyboard: bool,
+    /// Lines that came while rmax thought, obeyed (and shown) after its move.
+    waiting: VecDeque<String>,
+    /// The input ended while rmax thought: leave once the waiting lines are done.
+    leaving: bool,
 }
 
 impl Terminal {
     pub fn new() -> Terminal {
+        let live = std::io::stdout().is_terminal();
         Terminal {
             game: Game::new(start_board()),
-            engine: Engine::new(HASH_MB),
+            search: Searcher::new(None),
             human: 8,
             flip: false,
             limit: Limit::Millis(1000),
+            unicode: live && utf8_locale(),
+            live,
+            keyboard: std::io::stdin().is_terminal(),
+            waiting: VecDeque::new(),
+            leaving: false,
         }
     }
 
@@ -57,15 +96,91 @@ impl Terminal {
         prompt();
     }
 
-    pub fn run(mut self, input: Receiver<Event>, first: &str) {
-        let mut line = first.to_string();
-        while self.command(&line) {
-            prompt();
+    /// Obeys `first`, then the input's lines, until `quit` or the end of input. `events` is
+    /// the input's channel: searches say there when they are done.
+    pub fn run(mut self, input: Receiver<Event>, events: Sender<Event>, first: &str) {
+        self.search.notify = Some(events);
+        if !self.command(first) {
+            return;
+        }
+        loop {
+            // the lines that came while rmax thought, now that it has moved
+            while !self.search.busy() {
+                let Some(line) = self.waiting.pop_front() else {
+                    break;
+                };
+                prompt();
+                say!("{}", short(&line));
+                if !self.command(&line) {
+                    return;
+                }
+            }
+            if !self.search.busy() {
+                prompt();
+                if self.leaving {
+                    return say!();
+                }
+            }
             match input.recv() {
-                Ok(Event::Line(next)) => line = next,
-                _ => return say!(), // Ctrl-D
+                Ok(Event::Line(line)) if self.search.busy() => {
+                    if !self.while_thinking(line) {
+                        return;
+                    }
+                }
+                Ok(Event::Line(line)) => {
+                    if !self.command(&line) {
+                        return;
+                    }
+                }
+                Ok(Event::Done(id)) => {
+                    if id == self.search.id {
+                        self.engine_moved();
+                    }
+                }
+                // end of input: piped commands all run; Ctrl-D at the keyboard leaves at once
+                Ok(Event::Eof) | Err(_) => {
+                    if self.search.busy() && !self.keyboard {
+                        self.leaving = true;
+                    } else {
+                        self.search.finish();
+                        self.clear_thinking();
+                        return say!();
+                    }
+                }
             }
         }
+    }
+
+    /// A line typed while rmax thinks; false for `quit`.
+    fn while_thinking(&mut self, line: String) -> bool {
+        if self.live && self.keyboard {
+            // the terminal echoed the line and its Enter after the thinking line: back up to
+            // that line, so that what follows replaces both
+            print_now("\x1b[A");
+        }
+        let (cmd, _) = split_word(&line);
+        match cmd.to_ascii_lowercase().as_str() {
+            "" | "move" => self.search.stop(),
+            "quit" | "exit" => {
+                self.search.finish();
+                self.clear_thinking();
+                return false;
+            }
+            _ => {
+                self.clear_thinking();
+                // (not quoted as in the answers to commands, so that a script waiting for
+                // the answer to a line cannot take this notice for it)
+                say!(
+                    "{}: waits until rmax has moved (Enter: move now).",
+                    short(&line)
+                );
+                self.waiting.push_back(line);
+                if self.live {
+                    print_now(THINKING);
+                }
+            }
+        }
+        true
     }
 
     /// Obeys one line; false for `quit`.
@@ -76,14 +191,23 @@ impl Terminal {
             "help" | "?" => say!("{HELP}"),
             "new" => {
                 self.game = Game::new(start_board());
-                self.engine.resize(HASH_MB);
+                let mb = self.search.mb;
+                self.search.engine().resize(mb);
                 self.next();
             }
             "undo" => self.undo(),
-            "go" => {
-                self.human = self.game.board().side ^ 24;
-                self.next();
-            }
+            "go" => match self.game.end() {
+                Some(end) => say!("{} Type new or undo to go on.", end.describe()),
+                None => {
+                    self.human = self.game.board().side ^ 24;
+                    say!(
+                        "rmax takes {}; you play {} now.",
+                        colour(self.human ^ 24),
+                        colour(self.human)
+                    );
+                    self.next();
+                }
+            },
             side @ ("white" | "black") => {
                 self.human = if side == "white" { 8 } else { 16 };
                 say!("You play {}.", colour(self.human));
@@ -93,52 +217,148 @@ impl Terminal {
                 self.flip = !self.flip;
                 self.show();
             }
-            "time" => match arg.parse::<f64>() {
-                Ok(s) if s > 0.0 && s.is_finite() => {
-                    self.limit = Limit::Millis((s * 1000.0).clamp(1.0, 1e9) as u64);
-                    say!("rmax thinks {s} s per move.");
+            "unicode" => match arg.to_ascii_lowercase().as_str() {
+                "on" | "off" => {
+                    self.unicode = arg.eq_ignore_ascii_case("on");
+                    self.show();
                 }
-                _ => say!("time needs the seconds per move, e.g. time 2 or time 0.5"),
+                _ => say!("unicode on or unicode off: chess symbols for the pieces, or letters."),
             },
+            "time" => self.set_time(arg),
             "depth" => match int(arg) {
                 Some(d @ 1..=64) => {
                     self.limit = Limit::Depth(d as i32);
-                    say!("rmax searches {d} plies per move.");
+                    say!("rmax searches {d} plies per move, however long it takes (Enter: move now).");
                 }
                 _ => say!("depth needs a number of plies from 1 to 64, e.g. depth 6"),
             },
             "fen" if arg.is_empty() => say!("{}", self.game.board().fen()),
             "fen" | "setboard" => match Board::from_fen(arg) {
-                Ok(board) => {
-                    self.game = Game::new(board);
-                    self.human = board.side;
-                    self.next();
-                }
+                Ok(board) => self.set_game(Game::new(board)),
                 Err(e) => say!("Bad FEN: {e}"),
             },
             "moves" => {
                 let board = self.game.board();
-                let moves: Vec<String> = board
-                    .gen(false)
-                    .into_iter()
-                    .map(|m| san(board, m))
-                    .collect();
-                say!("{} legal moves: {}", moves.len(), moves.join(" "));
+                match self.game.end() {
+                    Some(end) => say!("No moves: the game is over. {}", end.describe()),
+                    None => {
+                        let moves: Vec<String> = board
+                            .gen(false)
+                            .into_iter()
+                            .map(|m| san(board, m))
+                            .collect();
+                        say!("{} legal moves: {}", moves.len(), moves.join(" "));
+                    }
+                }
             }
             "board" => self.show(),
-            "pgn" => {
-                let (me, rmax) = ("You".to_string(), format!("rmax {VERSION}"));
-                let (white, black) = if self.human == 8 {
-                    (me, rmax)
-                } else {
-                    (rmax, me)
-                };
-                say!("{}", self.game.pgn(&white, &black));
-            }
+            "pgn" => say!("{}", self.pgn()),
+            "save" if arg.is_empty() => say!("save needs a file name, e.g. save game.pgn"),
+            "save" => match std::fs::write(arg, self.pgn() + "\n") {
+                Ok(()) => say!(
+                    "Saved the game ({} plies) to {}.",
+                    self.game.moves.len(),
+                    short(arg)
+                ),
+                Err(e) => say!("Cannot save to '{}': {e}", short(arg)),
+            },
+            "load" if arg.is_empty() => say!("load needs a file name, e.g. load game.pgn"),
+            "load" => self.load(arg),
+            "hint" => self.hint(),
+            "resign" => match self.game.end() {
+                Some(end) => say!("The game is over already: {}", end.describe()),
+                None => {
+                    self.game.resigned = Some(self.human);
+                    self.next();
+                }
+            },
             "quit" | "exit" => return false,
             _ => self.human_move(line),
         }
         true
+    }
+
+    fn set_time(&mut self, arg: &str) {
+        match arg.parse::<f64>() {
+            Ok(s) if s > 0.0 && s.is_finite() => {
+                if s > MAX_SECONDS {
+                    say!("rmax thinks at most an hour per move: time {MAX_SECONDS}.");
+                }
+                let s = s.min(MAX_SECONDS);
+                self.limit = Limit::Millis((s * 1000.0).max(1.0) as u64);
+                say!("rmax thinks {s} s per move.");
+            }
+            _ => say!("time needs the seconds per move, e.g. time 2 or time 0.5"),
+        }
+    }
+
+    /// A new game (set up or loaded): the person plays the side to move.
+    fn set_game(&mut self, game: Game) {
+        self.game = game;
+        self.human = self.game.board().side;
+        self.next();
+    }
+
+    /// `load FILE`: a position in FEN, or a game in PGN.
+    fn load(&mut self, path: &str) {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) => return say!("Cannot read '{}': {e}", short(path)),
+        };
+        let game = match Board::from_fen(text.trim()) {
+            Ok(board) if text.trim().lines().count() == 1 => Ok(Game::new(board)),
+            _ => Game::from_pgn(&text),
+        };
+        match game {
+            Ok(game) => {
+                say!(
+                    "Loaded {} plies from {}; you play {}.",
+                    game.moves.len(),
+                    short(path),
+                    colour(game.board().side)
+                );
+                self.set_game(game);
+            }
+            Err(e) => say!("Cannot load '{}': {e}", short(path)),
+        }
+    }
+
+    /// The game so far as PGN, with the person's name on their side.
+    fn pgn(&self) -> String {
+        let (me, rmax) = ("You".to_string(), format!("rmax {VERSION}"));
+        let (white, black) = if self.human == 8 {
+            (me, rmax)
+        } else {
+            (rmax, me)
+        };
+        self.game.pgn(&white, &black)
+    }
+
+    /// `hint`: what rmax would play in the person's place, after a short search.
+    fn hint(&mut self) {
+        if let Some(end) = self.game.end() {
+            return say!("The game is over: {}", end.describe());
+        }
+        let board = *self.game.board();
+        let keys = self.game.keys();
+        let ms = match self.limit {
+            Limit::Millis(ms) => ms.min(HINT_MS),
+            Limit::Depth(_) => HINT_MS,
+        };
+        let engine = self.search.engine();
+        (engine.stop, engine.report) = (Arc::default(), None);
+        let lim = Limits {
+            soft: ms,
+            hard: ms,
+            ..Limits::default()
+        };
+        if let (Some(m), info) = engine.think(&board, &keys, lim) {
+            say!(
+                "Hint: {} ({})",
+                numbered(&board, m),
+                score_text(info.score, board.side)
+            );
+        }
     }
 
     pub fn human_move(&mut self, text: &str) {
@@ -168,34 +388,12 @@ impl Terminal {
         }
     }
 
-    /// After a change: the engine replies if it is its turn; then the board, and the result
-    /// if the game is over.
+    /// After a change: rmax starts thinking if it is its turn (the board follows its move);
+    /// otherwise the board, and the result if the game is over.
     pub fn next(&mut self) {
         let board = *self.game.board();
         if board.side != self.human && self.game.end().is_none() {
-            let lim = match self.limit {
-                Limit::Millis(ms) => Limits {
-                    soft: ms,
-                    hard: ms,
-                    ..Limits::default()
-                },
-                Limit::Depth(depth) => Limits {
-                    depth,
-                    ..Limits::default()
-                },
-            };
-            self.engine.stop.store(false, Relaxed);
-            let (best, info) = self.engine.think(&board, &self.game.keys(), lim);
-            if let Some(m) = best {
-                let secs = info.ms as f64 / 1000.0;
-                say!(
-                    "rmax plays {}   (depth {}, {}, {secs:.2} s)",
-                    san(&board, m),
-                    info.depth,
-                    score_text(info.score)
-                );
-                self.game.push(m);
-            }
+            return self.think();
         }
         self.show();
         if let Some(end) = self.game.end() {
@@ -203,30 +401,141 @@ impl Terminal {
         }
     }
 
-    /// Takes back the person's last move and the engine's reply to it.
+    /// Starts rmax's search on the search thread; it reports every iteration on the thinking
+    /// line, and stops early when it has found a mate (with a time limit: a fixed depth is
+    /// what was asked for).
+    fn think(&mut self) {
+        let board = *self.game.board();
+        let lim = match self.limit {
+            Limit::Millis(ms) => Limits {
+                soft: ms,
+                hard: ms,
+                ..Limits::default()
+            },
+            Limit::Depth(depth) => Limits {
+                depth,
+                ..Limits::default()
+            },
+        };
+        let timed = matches!(self.limit, Limit::Millis(_));
+        let live = self.live;
+        let stop = Arc::new(AtomicBool::new(false));
+        let mate_stop = stop.clone();
+        if live {
+            print_now(&format!("{CLEAR_LINE}{THINKING}..."));
+        } else {
+            say!("{THINKING}.");
+        }
+        let report = Box::new(move |info: &Info| {
+            let text = format!(
+                "depth {}  {}  {:.1} s  {}",
+                info.depth,
+                score_text(info.score, board.side),
+                info.ms as f64 / 1000.0,
+                line_san(&board, &info.pv)
+            );
+            if live {
+                let text: String = format!("{THINKING} {text}")
+                    .chars()
+                    .take(LINE_WIDTH)
+                    .collect();
+                print_now(&format!("{CLEAR_LINE}{text}"));
+            } else {
+                say!("  {text}");
+            }
+            if timed && info.score.abs() > MATE - 999 {
+                mate_stop.store(true, Relaxed);
+            }
+        });
+        self.search
+            .start(&self.game, lim, stop, report, Box::new(|_, _| {}));
+    }
+
+    /// The search is done: rmax plays its move.
+    fn engine_moved(&mut self) {
+        let Some((best, info)) = self.search.join() else {
+            return;
+        };
+        self.clear_thinking();
+        let board = *self.game.board();
+        if let Some(m) = best {
+            say!(
+                "rmax plays {}   (depth {}, {}, {:.2} s)",
+                numbered(&board, m),
+                info.depth,
+                score_text(info.score, board.side),
+                info.ms as f64 / 1000.0
+            );
+            self.game.push(m);
+        }
+        self.show();
+        if let Some(end) = self.game.end() {
+            say!("{} Type new or undo to go on.", end.describe());
+        }
+    }
+
+    /// Wipes the thinking line (on a terminal; piped output has plain lines).
+    fn clear_thinking(&self) {
+        if self.live {
+            print_now(CLEAR_LINE);
+        }
+    }
+
+    /// Takes back the person's last move and rmax's reply to it; a resignation first.
     pub fn undo(&mut self) {
-        if !self.game.pop() {
+        if self.game.resigned.take().is_some() {
+            say!("You take back your resignation.");
+            return self.show();
+        }
+        let plies = self.game.moves.len();
+        // the person's last move, and rmax's reply if rmax moved last
+        let take = if self.game.board().side == self.human {
+            2
+        } else {
+            1
+        };
+        if plies == 0 {
             return say!("Nothing to undo.");
         }
-        if self.game.board().side != self.human {
+        if plies < take {
+            return say!(
+                "Nothing of yours to undo: rmax made the only move. Type new to start again."
+            );
+        }
+        for _ in 0..take {
             self.game.pop();
         }
         self.show();
     }
 
-    /// The board from the person's side (unless flipped), then who is to move, the last move
-    /// and check.
+    /// The board from the person's side (unless flipped), the last move's squares in
+    /// brackets; then who is to move, the last move and check.
     pub fn show(&self) {
         let board = self.game.board();
         let turned = self.flip != (self.human == 16);
+        let marked = |square: usize| {
+            self.game
+                .moves
+                .last()
+                .is_some_and(|m| m.from == square || m.to == square)
+        };
         let mut text = String::new();
         for row in 0..8 {
             let rank = if turned { row } else { 7 - row };
+            let square = |col: usize| rank * 16 + if turned { 7 - col } else { col };
             text += &format!("{}", rank + 1);
             for col in 0..8 {
-                let file = if turned { 7 - col } else { col };
-                text.push(' ');
-                text.push(piece_letter(board.b[rank * 16 + file]));
+                let left = col > 0 && marked(square(col - 1));
+                text.push(match (left, marked(square(col))) {
+                    (false, false) => ' ',
+                    (false, true) => '[',
+                    (true, false) => ']',
+                    (true, true) => '|',
+                });
+                text.push(self.piece(board.b[square(col)]));
+            }
+            if marked(square(7)) {
+                text.push(']');
             }
             text.push('\n');
         }
@@ -235,27 +544,68 @@ impl Terminal {
         } else {
             "  a b c d e f g h"
         };
-        let who = if board.side == self.human {
-            "you"
+        let last = self.game.last_numbered();
+        let status = if self.game.end().is_some() {
+            last.map_or(String::new(), |s| format!("Last move {s}."))
         } else {
-            "rmax"
+            let who = if board.side == self.human {
+                "you"
+            } else {
+                "rmax"
+            };
+            let last = last.map_or(String::new(), |s| format!(", last move {s}"));
+            let check = if board.in_check() { ". Check!" } else { "" };
+            format!("{} to move ({who}){last}{check}", colour(board.side))
         };
-        let last = self
-            .game
-            .last_san()
-            .map_or(String::new(), |s| format!(", last move {s}"));
-        let check = if board.in_check() { ". Check!" } else { "" };
-        say!(
-            "{text}\n{} to move ({who}){last}{check}",
-            colour(board.side)
-        );
+        say!("{text}\n{status}");
+    }
+
+    /// How a piece code (as in lib.rs) is shown: a chess symbol or its FEN letter.
+    fn piece(&self, p: u8) -> char {
+        let letter = piece_letter(p);
+        if !self.unicode {
+            return letter;
+        }
+        match letter {
+            '.' => '·',
+            'P' => '♙',
+            'N' => '♘',
+            'B' => '♗',
+            'R' => '♖',
+            'Q' => '♕',
+            'K' => '♔',
+            'p' => '♟',
+            'n' => '♞',
+            'b' => '♝',
+            'r' => '♜',
+            'q' => '♛',
+            'k' => '♚',
+            other => other,
+        }
     }
 }
 
 pub fn prompt() {
+    print_now("rmax> ");
+}
+
+/// Prints `text` without a newline, at once.
+fn print_now(text: &str) {
     let mut out = std::io::stdout().lock();
-    let _ = write!(out, "rmax> ");
+    let _ = write!(out, "{text}");
     let _ = out.flush();
+}
+
+/// Does the locale say the terminal shows UTF-8 (so chess symbols can be drawn)?
+fn utf8_locale() -> bool {
+    ["LC_ALL", "LC_CTYPE", "LANG"]
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .find(|value| !value.is_empty())
+        .is_some_and(|value| {
+            let value = value.to_ascii_lowercase();
+            value.contains("utf-8") || value.contains("utf8")
+        })
 }
 
 /// FEN letter of a piece code (as in lib.rs), '.' for an empty square.
@@ -265,13 +615,15 @@ pub fn piece_letter(p: u8) -> char {
         .map_or('?', |&c| c as char)
 }
 
-/// A score for people: pawns from the engine's side, or the distance to mate.
-pub fn score_text(s: i32) -> String {
-    if s > MATE - 999 {
-        format!("mate in {}", (MATE - s + 1) / 2)
-    } else if s < 999 - MATE {
-        format!("mated in {}", (MATE + s) / 2)
+/// A score as board and analysis sites show it: from White's side, in pawns (`+0.35`), or
+/// `#3` / `#-2` when White / Black mates in so many moves. `score` is from `side`'s view.
+pub fn score_text(score: i32, side: u8) -> String {
+    let white = if side == 8 { score } else { -score };
+    let plies = MATE - white.abs();
+    if white.abs() > MATE - 999 {
+        let sign = if white < 0 { "-" } else { "" };
+        format!("#{sign}{}", (plies + 1) / 2)
     } else {
-        format!("score {:+.2}", f64::from(s) / 100.0)
+        format!("{:+.2}", f64::from(white) / 100.0)
     }
 }

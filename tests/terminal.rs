@@ -70,7 +70,7 @@ fn a_scripted_game_in_san_ends_in_an_announced_mate() {
     say(&mut r, "undo");
     assert_eq!(fen(&mut r), board_after(FORCED, &FORCED_LINE[..4]).fen());
     let out = say(&mut r, "Rh1+");
-    assert!(out.contains("rmax plays Kg8"), "{out}");
+    assert!(out.contains("rmax plays 3... Kg8"), "{out}");
     say(&mut r, "new");
     assert_eq!(fen(&mut r), board_after(START, &[]).fen());
 }
@@ -208,4 +208,405 @@ fn end_of_input_exits_cleanly() {
     r.send("quit");
     let (status, _, _) = r.wait(5.0);
     assert!(status.success());
+}
+
+/// A real game of 148 plies (rmax against itself): both sides castle, two promotions, checks,
+/// disambiguated rook moves, and Black mates.
+const LONG_GAME_UCI: &str = "g1f3 b8c6 b2b3 b7b6 d2d4 d7d5 b1c3 g8f6 c1b2 c8b7 a1c1 e7e6 \
+    e2e3 f8b4 f1e2 f6e4 d1d3 e4c3 b2c3 b4c3 d3c3 e8g8 e1g1 a8c8 f3e5 c6e5 d4e5 d8g5 e2f3 c7c5 \
+    c1d1 d5d4 e3d4 c5d4 c3d2 g5d2 d1d2 b7f3 g2f3 c8c3 g1g2 f8c8 d2d4 c3c2 a2a4 h7h6 d4d7 c8c3 \
+    f1b1 a7a5 h2h4 h6h5 g2g3 c2e2 d7d8 g8h7 d8d7 h7g6 d7b7 e2e5 b7b6 e5f5 g3g2 c3f3 b1f1 f5f4 \
+    b6b7 f3d3 b7b8 f4g4 g2h2 g4h4 h2g2 h4b4 b8b4 a5b4 f1b1 h5h4 b1h1 g6g5 h1h3 d3d1 a4a5 d1a1 \
+    h3f3 f7f6 f3e3 g5f5 e3f3 f5g4 f3e3 f6f5 g2h2 a1a5 e3e6 a5a3 e6g6 g4f3 g6g7 a3b3 g7f7 f5f4 \
+    f7f8 b3b2 h2h3 b4b3 h3h4 b2f2 h4g5 f2g2 g5f6 b3b2 f8b8 g2d2 f6g6 f3g4 b8b4 g4g3 b4b5 f4f3 \
+    b5g5 g3f4 g5f5 f4e4 f5b5 f3f2 b5b4 e4f3 b4b5 f2f1q b5f5 f3e2 f5f1 e2f1 g6f6 b2b1q f6e5 \
+    b1e1 e5f5 d2f2 f5g5 e1e3 g5g4 e3h6 g4g3 h6f4 g3h3 f2h2";
+
+/// The same game in SAN, as python-chess writes it.
+const LONG_GAME_SAN: &str = "1. Nf3 Nc6 2. b3 b6 3. d4 d5 4. Nc3 Nf6 5. Bb2 Bb7 6. Rc1 e6 \
+    7. e3 Bb4 8. Be2 Ne4 9. Qd3 Nxc3 10. Bxc3 Bxc3+ 11. Qxc3 O-O 12. O-O Rc8 13. Ne5 Nxe5 \
+    14. dxe5 Qg5 15. Bf3 c5 16. Rcd1 d4 17. exd4 cxd4 18. Qd2 Qxd2 19. Rxd2 Bxf3 20. gxf3 Rc3 \
+    21. Kg2 Rfc8 22. Rxd4 Rxc2 23. a4 h6 24. Rd7 R8c3 25. Rb1 a5 26. h4 h5 27. Kg3 Re2 \
+    28. Rd8+ Kh7 29. Rd7 Kg6 30. Rb7 Rxe5 31. Rxb6 Rf5 32. Kg2 Rcxf3 33. Rf1 R5f4 34. Rb7 Rd3 \
+    35. Rb8 Rg4+ 36. Kh2 Rxh4+ 37. Kg2 Rb4 38. Rxb4 axb4 39. Rb1 h4 40. Rh1 Kg5 41. Rh3 Rd1 \
+    42. a5 Ra1 43. Rf3 f6 44. Re3 Kf5 45. Rf3+ Kg4 46. Re3 f5 47. Kh2 Rxa5 48. Rxe6 Ra3 \
+    49. Rg6+ Kf3 50. Rxg7 Rxb3 51. Rf7 f4 52. Rf8 Rb2 53. Kh3 b3 54. Kxh4 Rxf2 55. Kg5 Rg2+ \
+    56. Kf6 b2 57. Rb8 Rd2 58. Kg6 Kg4 59. Rb4 Kg3 60. Rb5 f3 61. Rg5+ Kf4 62. Rf5+ Ke4 \
+    63. Rb5 f2 64. Rb4+ Kf3 65. Rb5 f1=Q 66. Rf5+ Ke2 67. Rxf1 Kxf1 68. Kf6 b1=Q 69. Ke5 Qe1+ \
+    70. Kf5 Rf2+ 71. Kg5 Qe3+ 72. Kg4 Qh6 73. Kg3 Qf4+ 74. Kh3 Rh2# 0-1";
+
+/// The plies of a movetext: move numbers and the result left out.
+fn plies(movetext: &str) -> Vec<String> {
+    movetext
+        .split_whitespace()
+        .filter(|w| !w.ends_with('.') && !["1-0", "0-1", "1/2-1/2", "*"].contains(w))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A file name in the system's temporary directory, unique to this test run.
+fn temp_file(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("rmax-{}-{name}", std::process::id()))
+}
+
+/// Checks the PGN layout: the tags, one blank line, then the moves on lines of at most 80
+/// characters and nothing after the result. Returns the movetext.
+fn pgn_movetext(pgn: &str) -> String {
+    let pgn = pgn.trim_end_matches(PROMPT).trim_end();
+    let (tags, movetext) = pgn.split_once("\n\n").expect("a blank line after the tags");
+    assert!(tags.lines().all(|l| l.starts_with('[')), "tags only: {pgn}");
+    assert!(!movetext.contains("\n\n"), "one blank line: {pgn}");
+    for line in movetext.lines() {
+        assert!(
+            line.len() <= 80 && !line.is_empty() && !line.starts_with('['),
+            "{line:?} in {pgn}"
+        );
+    }
+    movetext.lines().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn the_pgn_of_a_long_game_reads_back_whole() {
+    let uci: Vec<&str> = LONG_GAME_UCI.split_whitespace().collect();
+    let expected = plies(LONG_GAME_SAN);
+    assert_eq!(uci.len(), 148);
+    assert_eq!(expected.len(), 148);
+    let final_fen = board_after(START, &uci).fen();
+    // the game as a bare movetext, read by `load`
+    let source = temp_file("long-source.pgn");
+    std::fs::write(&source, LONG_GAME_SAN).expect("write a temporary file");
+    let mut r = terminal("0.05");
+    let out = say(&mut r, &format!("load {}", source.display()));
+    assert!(out.contains("Loaded 148 plies"), "{out}");
+    assert!(out.contains("Checkmate: Black wins, 0-1."), "{out}");
+    assert_eq!(fen(&mut r), final_fen);
+    // printed: the layout, every ply and the result
+    let pgn = say(&mut r, "pgn");
+    let movetext = pgn_movetext(&pgn);
+    assert_eq!(plies(&movetext), expected, "{pgn}");
+    assert!(movetext.ends_with("74. Kh3 Rh2# 0-1"), "{pgn}");
+    assert!(pgn.contains("[Result \"0-1\"]"), "{pgn}");
+    // saved, then read back by a fresh rmax: the same position and end
+    let saved = temp_file("long-saved.pgn");
+    let out = say(&mut r, &format!("save {}", saved.display()));
+    assert!(out.contains("Saved the game (148 plies)"), "{out}");
+    let text = std::fs::read_to_string(&saved).expect("the saved PGN");
+    assert_eq!(plies(&pgn_movetext(&text)), expected);
+    let mut again = terminal("0.05");
+    let out = say(&mut again, &format!("load {}", saved.display()));
+    assert!(out.contains("Loaded 148 plies"), "{out}");
+    assert!(out.contains("Checkmate: Black wins, 0-1."), "{out}");
+    assert_eq!(fen(&mut again), final_fen);
+    let _ = std::fs::remove_file(source);
+    let _ = std::fs::remove_file(saved);
+}
+
+#[test]
+fn the_pgn_date_is_today() {
+    let mut r = terminal("0.05");
+    let pgn = say(&mut r, "pgn");
+    let date = pgn
+        .lines()
+        .find_map(|l| l.strip_prefix("[Date \""))
+        .expect("a Date tag")
+        .trim_end_matches("\"]");
+    let parts: Vec<u32> = date.split('.').filter_map(|p| p.parse().ok()).collect();
+    assert!(matches!(parts[..], [2024..=9999, 1..=12, 1..=31]), "{date}");
+}
+
+#[test]
+fn undo_after_rmax_opened_leaves_rmax_its_move() {
+    let mut r = terminal("0.05");
+    let out = say(&mut r, "black");
+    assert!(out.contains("rmax plays 1. "), "{out}");
+    let before = fen(&mut r);
+    let out = say(&mut r, "undo");
+    assert!(out.contains("Nothing of yours to undo"), "{out}");
+    assert_eq!(fen(&mut r), before, "still Black (the person) to move");
+    assert!(before.contains(" b "), "{before}");
+}
+
+/// Sends `line` to rmax thinking with a huge limit, then Enter or `move`: it plays at once.
+fn interrupted(limit: &str, wake: &str) {
+    let mut r = terminal("0.05");
+    let out = say(&mut r, limit);
+    if limit.starts_with("time") {
+        assert!(out.contains("at most an hour"), "{out}");
+    }
+    r.send("e4");
+    r.expect("rmax is thinking (Enter: move now)", 5.0);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    r.send(wake);
+    let out = r.expect(PROMPT, 10.0);
+    assert!(out.contains("rmax plays 1... "), "{out}");
+    assert_eq!(Board::from_fen(&fen(&mut r)).expect("FEN").full, 2);
+}
+
+#[test]
+fn enter_makes_rmax_move_at_once() {
+    interrupted("time 1e9", "");
+}
+
+#[test]
+fn move_makes_rmax_move_at_once() {
+    interrupted("depth 64", "move");
+}
+
+#[test]
+fn quit_leaves_while_rmax_thinks() {
+    let mut r = terminal("3600");
+    r.send("e4");
+    r.expect("rmax is thinking", 5.0);
+    r.send("quit");
+    let (status, out, _) = r.wait(5.0);
+    assert!(status.success(), "{out}");
+}
+
+#[test]
+fn lines_typed_while_rmax_thinks_wait_and_are_shown() {
+    let mut r = terminal("3600");
+    r.send("e4");
+    r.expect("rmax is thinking", 5.0);
+    r.send("fen");
+    r.line("fen: waits until rmax has moved", 5.0);
+    r.send("");
+    let out = r.expect(PROMPT, 10.0);
+    assert!(out.contains("rmax plays 1... "), "{out}");
+    // then the waiting line, shown after the prompt as if typed there, and its answer
+    let out = r.expect(PROMPT, 5.0);
+    let mut lines = out.lines();
+    assert_eq!(lines.next(), Some("fen"), "{out}");
+    let board = Board::from_fen(lines.next().unwrap_or("")).expect("the FEN after rmax's move");
+    assert_eq!(board.full, 2, "{out}");
+}
+
+#[test]
+fn thinking_shows_depth_white_score_and_the_line_in_san() {
+    // Black (rmax) is a queen up: its score is negative, from White's side
+    let mut r = terminal("0.2");
+    say(&mut r, "setboard 6k1/5ppp/8/8/8/8/q4PPP/6K1 w - - 0 30");
+    let out = say(&mut r, "h3");
+    assert!(out.contains("rmax is thinking (Enter: move now)."), "{out}");
+    let report = out
+        .lines()
+        .find(|l| l.starts_with("  depth "))
+        .unwrap_or_else(|| panic!("a depth line: {out}"));
+    let words: Vec<&str> = report.split_whitespace().collect();
+    assert!(words[2].starts_with('-'), "White's view: {report}");
+    assert_eq!(words[5], "30...", "{report}");
+    assert!(!out.contains('\x1b'), "no terminal codes when piped: {out}");
+    let played = out.lines().find(|l| l.starts_with("rmax plays 30... "));
+    let played = played.unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        played.contains(", -") || played.contains(", #-"),
+        "{played}"
+    );
+}
+
+#[test]
+fn a_forced_mate_is_played_without_using_the_whole_time() {
+    let mut r = terminal("60");
+    // Black to move mates in two (Qf3+ ... Qg2#)
+    say(&mut r, "setboard 6k1/5ppp/8/8/8/5q2/5PPP/6K1 b - - 0 1");
+    let clock = std::time::Instant::now();
+    let out = say(&mut r, "go");
+    assert!(out.contains("you play White now"), "go says so: {out}");
+    assert!(out.contains("rmax plays 1... "), "{out}");
+    assert!(out.contains("#-"), "a mate for Black: {out}");
+    assert!(clock.elapsed().as_secs() < 20, "{out}");
+}
+
+#[test]
+fn hint_save_load_and_resign() {
+    let mut r = terminal("0.05");
+    let out = say(&mut r, "hint");
+    let hint = out
+        .strip_prefix("Hint: 1. ")
+        .and_then(|h| h.split_whitespace().next())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(!say(&mut r, "moves").contains("Illegal"));
+    assert_eq!(fen(&mut r), START, "a hint plays nothing");
+    let out = say(&mut r, hint);
+    assert!(out.contains("rmax plays 1... "), "the hint is legal: {out}");
+    let position = fen(&mut r);
+    // save and load
+    let file = temp_file("hint.pgn");
+    assert!(say(&mut r, &format!("save {}", file.display())).contains("Saved the game (2 plies)"));
+    let out = say(&mut r, "save /nonexistent-dir/game.pgn");
+    assert!(
+        out.contains("Cannot save to '/nonexistent-dir/game.pgn'"),
+        "{out}"
+    );
+    let out = say(&mut r, "load /nonexistent-dir/game.pgn");
+    assert!(out.contains("Cannot read"), "{out}");
+    say(&mut r, "new");
+    let out = say(&mut r, &format!("load {}", file.display()));
+    assert!(out.contains("Loaded 2 plies"), "{out}");
+    assert_eq!(fen(&mut r), position);
+    // a FEN file
+    let fen_file = temp_file("position.fen");
+    std::fs::write(&fen_file, format!("{FORCED}\n")).expect("write");
+    say(&mut r, &format!("load {}", fen_file.display()));
+    assert_eq!(fen(&mut r), FORCED);
+    // of a file with two games, the first is read
+    let two_games =
+        format!("[Event \"a\"]\n\n1. d4 d5 *\n\n[Event \"b\"]\n[FEN \"{FORCED}\"]\n\n1. Ne7+ *\n");
+    std::fs::write(&file, two_games).expect("write");
+    let out = say(&mut r, &format!("load {}", file.display()));
+    assert!(out.contains("Loaded 2 plies"), "{out}");
+    assert_eq!(fen(&mut r), board_after(START, &["d2d4", "d7d5"]).fen());
+    say(&mut r, &format!("load {}", fen_file.display()));
+    // a PGN with a bad move says where
+    std::fs::write(&file, "1. e4 e5 2. Ke3 *\n").expect("write");
+    let out = say(&mut r, &format!("load {}", file.display()));
+    assert!(out.contains("move 2. 'Ke3' is not legal"), "{out}");
+    assert_eq!(fen(&mut r), FORCED, "nothing changed");
+    // resign
+    let out = say(&mut r, "resign");
+    assert!(out.contains("White resigns: Black wins, 0-1."), "{out}");
+    assert!(say(&mut r, "Ne7+").contains("The game is over"));
+    assert!(say(&mut r, "pgn").contains("[Result \"0-1\"]"));
+    let _ = std::fs::remove_file(file);
+    let _ = std::fs::remove_file(fen_file);
+}
+
+#[test]
+fn the_last_move_is_marked_and_unicode_can_be_switched() {
+    let mut r = terminal("0.05");
+    let out = say(&mut r, "setboard 4k3/8/8/8/8/8/8/R3K3 w - - 0 1");
+    assert!(
+        out.contains("1 R . . . K . . ."),
+        "letters when piped: {out}"
+    );
+    say(&mut r, "depth 1");
+    let out = say(&mut r, "unicode on");
+    assert!(out.contains("1 ♖ · · · ♔ · · ·"), "{out}");
+    let out = say(&mut r, "unicode off");
+    assert!(out.contains("1 R . . . K . . ."), "{out}");
+    let out = say(&mut r, "Ra7");
+    // rmax's king moved: its two squares are in brackets
+    assert_eq!(
+        out.matches('[').count() + out.matches('|').count(),
+        2,
+        "{out}"
+    );
+    assert!(out.contains(']'), "{out}");
+    assert!(out.contains("last move 1... K"), "{out}");
+}
+
+#[test]
+fn small_messages_after_mate_and_for_odd_moves() {
+    let mut r = terminal("0.05");
+    // after mate: one Checkmate line, no Check!, no empty move list
+    say(&mut r, &format!("setboard {FORCED}"));
+    for san in ["Ne7+", "Rh8+", "Rh1+"] {
+        say(&mut r, san);
+    }
+    let out = say(&mut r, "Qh7#");
+    assert_eq!(out.matches("Checkmate").count(), 1, "{out}");
+    assert!(!out.contains("Check!"), "{out}");
+    let out = say(&mut r, "moves");
+    assert!(!out.contains("0 legal moves"), "{out}");
+    assert!(out.contains("the game is over"), "{out}");
+    // a king is no promotion piece: illegal, not unknown
+    say(&mut r, "setboard 8/1P6/8/8/8/8/k7/4K3 w - - 0 1");
+    let out = say(&mut r, "b8=K");
+    assert!(out.contains("Illegal move 'b8=K'"), "{out}");
+    // en passant written out
+    say(&mut r, "setboard 4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1");
+    let out = say(&mut r, "exd6 e.p.");
+    assert!(out.contains("rmax plays 1... "), "{out}");
+    let pgn = say(&mut r, "pgn");
+    assert!(pgn.contains("\n1. exd6 "), "{pgn}");
+}
+
+#[test]
+fn help_lists_the_new_commands() {
+    let mut r = terminal("0.05");
+    let out = say(&mut r, "help");
+    for command in ["hint", "save", "load", "resign", "unicode", "Enter", "undo"] {
+        assert!(out.contains(command), "{command}: {out}");
+    }
+}
+
+/// rmax on a pseudo-terminal through util-linux `script`, or None (with a note) where there
+/// is no such `script`.
+fn on_a_terminal() -> Option<Rmax> {
+    let found = std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("util-linux"));
+    if !found {
+        println!("note: no util-linux script here; the terminal variant is skipped");
+        return None;
+    }
+    let mut command = std::process::Command::new("script");
+    command
+        .args([
+            "-qfc",
+            &format!("'{}'", env!("CARGO_BIN_EXE_rmax")),
+            "/dev/null",
+        ])
+        .env("LANG", "C.UTF-8")
+        .env_remove("LC_ALL")
+        .env_remove("LC_CTYPE");
+    let mut r = Rmax::spawn(command);
+    r.expect(PROMPT, 10.0); // the greeting comes at once on a terminal
+    Some(r)
+}
+
+#[test]
+fn ctrl_d_at_the_first_prompt_ends_the_line() {
+    let Some(mut r) = on_a_terminal() else {
+        return;
+    };
+    r.send_raw(b"\x04");
+    let rest = r.expect("\n", 5.0);
+    assert_eq!(
+        rest.trim(),
+        "",
+        "a newline right after the prompt: {rest:?}"
+    );
+}
+
+#[test]
+fn on_a_terminal_the_thinking_line_is_rewritten_and_pieces_are_symbols() {
+    let Some(mut r) = on_a_terminal() else {
+        return;
+    };
+    r.send("time 0.3");
+    r.expect(PROMPT, 5.0);
+    r.send("e4");
+    let out = r.expect("rmax plays", 10.0);
+    assert!(
+        out.contains("\r\x1b[Krmax is thinking (Enter: move now) depth "),
+        "{out:?}"
+    );
+    let out = r.expect(PROMPT, 5.0);
+    assert!(out.contains('♟') && out.contains('♙'), "{out}");
+    r.send("quit");
+}
+
+#[test]
+fn on_a_terminal_a_line_typed_while_rmax_thinks_waits_and_is_shown() {
+    let Some(mut r) = on_a_terminal() else {
+        return;
+    };
+    r.send("time 3600");
+    r.expect(PROMPT, 5.0);
+    r.send("e4");
+    r.expect("rmax is thinking (Enter: move now)", 5.0);
+    r.send("fen");
+    // the terminal echoed the line: rmax goes back up to the thinking line to replace it
+    let out = r.expect("fen: waits until rmax has moved", 5.0);
+    assert!(out.contains("\x1b[A\r\x1b[K"), "{out:?}");
+    r.send("");
+    r.expect("rmax plays 1... ", 10.0);
+    r.expect(PROMPT, 5.0);
+    let out = r.expect(PROMPT, 5.0);
+    assert!(
+        out.starts_with("fen\r\n"),
+        "the waiting line is shown: {out:?}"
+    );
+    r.send("quit");
 }

@@ -35,8 +35,15 @@ fn reader(mut from: impl Read + Send + 'static) -> Receiver<Vec<u8>> {
 impl Rmax {
     /// Starts `rmax args...` with piped standard input, output and error.
     pub fn start(args: &[&str]) -> Rmax {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rmax"))
-            .args(args)
+        let mut command = Command::new(env!("CARGO_BIN_EXE_rmax"));
+        command.args(args);
+        Rmax::spawn(command)
+    }
+
+    /// Starts `command` (rmax, or a wrapper around it) with piped standard input, output and
+    /// error.
+    pub fn spawn(mut command: Command) -> Rmax {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -134,7 +134,16 @@ fn datagen_rejects_bad_arguments() {
 
 #[test]
 fn tuning_lowers_the_error_and_prints_lib_rs_lines() {
-    let (code, out, err) = tune(&[EVAL_EPD, "--epochs", "20", "--report", "1"]);
+    let args = [
+        EVAL_EPD,
+        "--epochs",
+        "20",
+        "--report",
+        "1",
+        "--holdout",
+        "0",
+    ];
+    let (code, out, err) = tune(&args);
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(out.contains("K = "), "{out}");
     assert!(

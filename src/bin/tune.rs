@@ -1,6 +1,6 @@
 //! A Texel tuner for rmax's evaluation, std only.
 //!
-//! `tune FILE [--epochs N] [--lr X] [--limit N] [--threads T] [--report N] [--dump N]`
+//! `tune FILE [--epochs N] [--lr X] [--reg X] [--holdout PERCENT] [--limit N] [--threads T] ...`
 //! fits every evaluation weight to the results of the positions in FILE (lines `FEN [1.0]`,
 //! `[0.5]` or `[0.0]`, White's view, as `rmax datagen` writes them): it minimises the mean
 //! squared error between the results and sigmoid(K * eval / 400) with Adam over the whole
@@ -99,12 +99,13 @@ fn lib_weights() -> Vec<[i32; 2]> {
     w
 }
 
-/// Weights snapped to what lib.rs can hold, and how many table entries had to be clamped.
+/// Weights snapped to what lib.rs can hold, and the table entries that had to be clamped
+/// (e.g. `N mg a8 -172`: the knight's middle-game a8 entry wanted -172 cp from the mean).
 /// Each table's mean goes into the piece value, so that the tables stay centred; the
 /// king's mean is dropped (one king a side: it cancels out).
-fn quantize(w: &[[f64; 2]]) -> (Vec<[i32; 2]>, usize) {
+fn quantize(w: &[[f64; 2]]) -> (Vec<[i32; 2]>, Vec<String>) {
     let mut q = vec![[0; 2]; FEATURES];
-    let mut clamped = 0;
+    let mut clamped = vec![];
     for kind in 0..6 {
         // pawns never stand on ranks 1 and 8: those entries are unused, left at 0
         let used = |sq: usize| kind > 0 || (8..56).contains(&sq);
@@ -125,7 +126,12 @@ fn quantize(w: &[[f64; 2]]) -> (Vec<[i32; 2]>, usize) {
                 // which would end lib.rs's raw string
                 let steps = ((w[PST + kind * 64 + sq][eg] - mean) / 4.0).round() as i32;
                 let kept = steps.clamp(35 - 77, 126 - 77);
-                clamped += (kept != steps) as usize;
+                if kept != steps {
+                    let square = format!("{}{}", (b'a' + sq as u8 % 8) as char, 8 - sq / 8);
+                    let piece = &"PNBRQK"[kind..=kind];
+                    let phase = ["mg", "eg"][eg];
+                    clamped.push(format!("{piece} {phase} {square} {:+}", steps * 4));
+                }
                 q[PST + kind * 64 + sq][eg] = kept * 4;
             }
         }
@@ -247,6 +253,25 @@ struct Data {
 impl Data {
     fn len(&self) -> usize {
         self.phase.len()
+    }
+
+    /// Positions 0..at, and the rest.
+    fn split(self, at: usize) -> (Data, Data) {
+        let cut = self.start[at] as usize;
+        let rest = Data {
+            start: self.start[at..].iter().map(|&s| s - cut as u32).collect(),
+            index: self.index[cut..].to_vec(),
+            count: self.count[cut..].to_vec(),
+            phase: self.phase[at..].to_vec(),
+            result: self.result[at..].to_vec(),
+        };
+        let mut first = self;
+        first.start.truncate(at + 1);
+        first.index.truncate(cut);
+        first.count.truncate(cut);
+        first.phase.truncate(at);
+        first.result.truncate(at);
+        (first, rest)
     }
 
     /// The model's eval (White's view) of position i, unrounded.
@@ -391,6 +416,9 @@ fn find_k(d: &Data, w: &[[f64; 2]], threads: usize) -> f64 {
     (a + b) / 2.0
 }
 
+const USAGE: &str = "usage: tune FILE [--epochs N] [--lr X] [--reg X] [--holdout PERCENT] \
+    [--limit N] [--threads T] [--report N] [--dump N]\n       tune --check FILE [--perturb]";
+
 struct Options {
     file: String,
     epochs: usize,
@@ -399,11 +427,13 @@ struct Options {
     threads: usize,
     report: usize,
     dump: usize,
+    holdout: usize,
+    reg: f64,
 }
 
 fn options(args: &[String]) -> Options {
     let Some((file, rest)) = args.split_first() else {
-        fail("usage: tune FILE [--epochs N] [--lr X] [--limit N] [--threads T] [--report N] [--dump N] | tune --check FILE [--perturb]")
+        fail(USAGE)
     };
     let mut o = Options {
         file: file.clone(),
@@ -413,6 +443,8 @@ fn options(args: &[String]) -> Options {
         threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
         report: 10,
         dump: 250,
+        holdout: 10,
+        reg: 3e-7,
     };
     for pair in rest.chunks(2) {
         let [name, value] = pair else {
@@ -429,10 +461,18 @@ fn options(args: &[String]) -> Options {
             "--threads" => o.threads = int().clamp(1, 256),
             "--report" => o.report = int().max(1),
             "--dump" => o.dump = int().max(1),
-            "--lr" => {
-                o.lr = value
-                    .parse()
-                    .unwrap_or_else(|_| fail(&format!("--lr: '{value}' is not a number")))
+            "--holdout" => o.holdout = int().min(90),
+            "--lr" | "--reg" => {
+                let x = value
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && *x >= 0.0)
+                    .unwrap_or_else(|| fail(&format!("{name}: '{value}' is not a number")));
+                *(if name == "--lr" {
+                    &mut o.lr
+                } else {
+                    &mut o.reg
+                }) = x;
             }
             _ => fail(&format!("unknown option {name}")),
         }
@@ -451,27 +491,48 @@ fn main() {
     }
     let o = options(&args);
     let clock = Instant::now();
-    let d = load(&o.file, o.limit);
+    let all = load(&o.file, o.limit);
+    // the file holds whole games one after the other: its last lines are whole other games
+    let held = all.len() * o.holdout / 100;
+    let at = all.len() - held;
+    let (d, valid) = all.split(at);
     if d.len() == 0 {
-        fail(&format!("{}: no positions", o.file));
+        fail(&format!("{}: no positions to tune on", o.file));
     }
     println!(
-        "{} positions, {} features a position on average, loaded in {:.1} s",
+        "{} positions ({} to tune on, {} held out), {:.1} features a position, loaded in {:.1} s",
+        d.len() + valid.len(),
         d.len(),
+        valid.len(),
         d.index.len() as f64 / d.len() as f64,
         clock.elapsed().as_secs_f64()
     );
-    let mut w: Vec<[f64; 2]> = lib_weights()
+    let start: Vec<[f64; 2]> = lib_weights()
         .iter()
         .map(|x| [x[0] as f64, x[1] as f64])
         .collect();
-    let k = find_k(&d, &w, o.threads);
-    let start_error = error(&d, &w, k, o.threads);
-    println!("K = {k:.4}, error of lib.rs's weights {start_error:.6}");
-    // Adam, full batch; the step shrinks linearly to a tenth of --lr over the run
+    let k = find_k(&d, &start, o.threads);
+    let held_error = |w: &[[f64; 2]]| {
+        if valid.len() > 0 {
+            format!(", held out {:.6}", error(&valid, w, k, o.threads))
+        } else {
+            String::new()
+        }
+    };
+    let start_error = error(&d, &start, k, o.threads);
+    println!(
+        "K = {k:.4}; lib.rs's weights: error {start_error:.6}{}",
+        held_error(&start)
+    );
+    // Adam, full batch; the step shrinks linearly to a tenth of --lr over the run. The L2
+    // pull towards lib.rs's weights (--reg) keeps rarely seen entries (a king on a6 in the
+    // middle game) from chasing the results of the few games they occur in.
     let (b1, b2, eps): (f64, f64, f64) = (0.9, 0.999, 1e-8);
+    let mut w = start.clone();
     let mut m = vec![[0.0; 2]; FEATURES];
     let mut v = vec![[0.0; 2]; FEATURES];
+    // the weights that did best on the held-out games so far, with that error and epoch
+    let (mut best, mut best_error, mut best_epoch) = (w.clone(), f64::MAX, 0);
     let tune_clock = Instant::now();
     for epoch in 1..=o.epochs {
         let (err, g) = gradient(&d, &w, k, o.threads);
@@ -479,34 +540,56 @@ fn main() {
         let (c1, c2) = (1.0 - b1.powi(epoch as i32), 1.0 - b2.powi(epoch as i32));
         for i in 0..FEATURES {
             for j in 0..2 {
-                m[i][j] = b1 * m[i][j] + (1.0 - b1) * g[i][j];
-                v[i][j] = b2 * v[i][j] + (1.0 - b2) * g[i][j] * g[i][j];
+                let g = g[i][j] + o.reg * (w[i][j] - start[i][j]);
+                m[i][j] = b1 * m[i][j] + (1.0 - b1) * g;
+                v[i][j] = b2 * v[i][j] + (1.0 - b2) * g * g;
                 w[i][j] -= lr * (m[i][j] / c1) / ((v[i][j] / c2).sqrt() + eps);
             }
         }
-        if epoch % o.report == 0 || epoch == 1 {
+        if epoch % o.report == 0 || epoch == 1 || epoch == o.epochs {
             let secs = tune_clock.elapsed().as_secs_f64();
+            let mut held = String::new();
+            if valid.len() > 0 {
+                let e = error(&valid, &w, k, o.threads);
+                if e < best_error {
+                    (best, best_error, best_epoch) = (w.clone(), e, epoch);
+                }
+                held = format!(" held out {e:.6}");
+            }
             println!(
-                "epoch {epoch} error {err:.6} time {secs:.1} s ({:.3} s an epoch)",
+                "epoch {epoch} error {err:.6}{held} time {secs:.1} s ({:.3} s an epoch)",
                 secs / epoch as f64
             );
         }
         if epoch % o.dump == 0 && epoch < o.epochs {
             let (q, clamped) = quantize(&w);
-            println!("weights after epoch {epoch} ({clamped} table entries clamped):");
+            let n = clamped.len();
+            println!("weights after epoch {epoch} ({n} table entries clamped):");
             println!("{}", print_weights(&q));
         }
         let _ = std::io::stdout().flush();
     }
-    let final_error = error(&d, &w, k, o.threads);
-    let (q, clamped) = quantize(&w);
+    if valid.len() == 0 {
+        (best, best_epoch) = (w, o.epochs);
+    }
+    let (q, clamped) = quantize(&best);
     let qw: Vec<[f64; 2]> = q.iter().map(|x| [x[0] as f64, x[1] as f64]).collect();
     println!(
-        "done: {} epochs in {:.1} s; K = {k:.4}; error {start_error:.6} -> {final_error:.6} \
-         ({:.6} with the printed weights); {clamped} table entries clamped",
+        "done: {} epochs in {:.1} s; K = {k:.4}; the weights of epoch {best_epoch} (best on \
+         the held-out games): error {start_error:.6} -> {:.6} ({:.6} with the printed \
+         weights{}); {} table entries clamped",
         o.epochs,
         tune_clock.elapsed().as_secs_f64(),
-        error(&d, &qw, k, o.threads)
+        error(&d, &best, k, o.threads),
+        error(&d, &qw, k, o.threads),
+        held_error(&qw),
+        clamped.len()
     );
+    if !clamped.is_empty() {
+        println!(
+            "clamped (wanted, from the table's mean): {}",
+            clamped.join(", ")
+        );
+    }
     println!("{}", print_weights(&q));
 }

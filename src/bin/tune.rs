@@ -432,7 +432,7 @@ struct Options {
 }
 
 fn options(args: &[String]) -> Options {
-    let Some((file, rest)) = args.split_first() else {
+    let Some((file, rest)) = args.split_first().filter(|(f, _)| !f.starts_with("--")) else {
         fail(USAGE)
     };
     let mut o = Options {

@@ -593,3 +593,81 @@ fn main() {
     }
     println!("{}", print_weights(&q));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FENS: [&str; 4] = [
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+        "4rrk1/pp1n3p/3q2pQ/2p1pb2/2PP4/2P3N1/P2B2PP/4RRK1 b - - 7 19",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11",
+        "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
+    ];
+
+    fn data() -> Data {
+        let text: String = FENS
+            .iter()
+            .zip(["[1.0]", "[0.5]", "[0.0]", "[1.0]"])
+            .map(|(f, r)| format!("{f} {r}\n"))
+            .collect();
+        let path = std::env::temp_dir().join(format!("rmax-tune-unit-{}", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let d = load(path.to_str().unwrap(), usize::MAX);
+        let _ = std::fs::remove_file(path);
+        d
+    }
+
+    #[test]
+    fn gradient_matches_finite_differences() {
+        let d = data();
+        assert_eq!(d.len(), 4);
+        let w: Vec<[f64; 2]> = lib_weights()
+            .iter()
+            .map(|x| [x[0] as f64, x[1] as f64])
+            .collect();
+        let (err, g) = gradient(&d, &w, 1.1, 2);
+        assert!((err - error(&d, &w, 1.1, 1)).abs() < 1e-12);
+        let mut tested = 0;
+        for i in 0..FEATURES {
+            for j in 0..2 {
+                if g[i][j] == 0.0 {
+                    continue;
+                }
+                let at = |h: f64| {
+                    let mut x = w.clone();
+                    x[i][j] += h;
+                    error(&d, &x, 1.1, 1)
+                };
+                let numeric = (at(0.01) - at(-0.01)) / 0.02;
+                assert!(
+                    (numeric - g[i][j]).abs() <= 1e-6 * g[i][j].abs() + 1e-12,
+                    "weight {i}/{j}: {numeric} vs {}",
+                    g[i][j]
+                );
+                tested += 1;
+            }
+        }
+        assert!(tested > 30, "{tested}");
+    }
+
+    #[test]
+    fn quantizing_moves_each_piece_square_value_by_at_most_a_rounding() {
+        let w: Vec<[f64; 2]> = lib_weights()
+            .iter()
+            .map(|x| [x[0] as f64, x[1] as f64])
+            .collect();
+        let (q, clamped) = quantize(&w);
+        let mut off = 0;
+        for kind in 0..5 {
+            for sq in (0..64).filter(|&sq| kind > 0 || (8..56).contains(&sq)) {
+                for eg in 0..2 {
+                    let was = w[MATERIAL + kind][eg] + w[PST + kind * 64 + sq][eg];
+                    let now = q[MATERIAL + kind][eg] + q[PST + kind * 64 + sq][eg];
+                    off += ((now as f64 - was).abs() > 2.5) as usize;
+                }
+            }
+        }
+        assert_eq!(off, clamped.len(), "{clamped:?}");
+    }
+}

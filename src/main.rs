@@ -32,6 +32,7 @@ macro_rules! say {
     }};
 }
 
+mod datagen;
 mod game;
 mod terminal;
 mod uci;
@@ -64,6 +65,7 @@ fn main() {
                 short(depth)
             )),
         },
+        ["datagen", rest @ ..] => datagen::run(rest),
         ["-h" | "--help"] => usage(0),
         ["-V" | "--version"] => say!("rmax {VERSION}"),
         _ => usage(2),
@@ -81,6 +83,7 @@ usage:
   rmax perft N [FEN]  count the leaf nodes N plies deep, move by move (default: start)
   rmax bench [DEPTH]  search the built-in positions to DEPTH (default {BENCH_DEPTH});
                       the last line is `<nodes> nodes <speed> nps`
+  rmax datagen GAMES FILE [--nodes N] [--seed S] [--threads T]  self-play data for tune
   rmax --help         this text
   rmax --version      the version"
     );

@@ -564,7 +564,7 @@ impl Engine {
     }
 
     /// Negamax alpha-beta, fail-soft, with internal iterative deepening in every node.
-    fn search(&mut self, b: &Board, alpha: i32, beta: i32, depth: i32, ply: usize) -> i32 {
+    fn search(&mut self, b: &Board, mut alpha: i32, mut beta: i32, depth: i32, ply: usize) -> i32 {
         if self.stop.load(Relaxed) {
             return 0; // (counting no node)
         }
@@ -654,7 +654,8 @@ impl Engine {
             .collect();
         let (mut best_move, mut best) = (if hit { e.mv } else { Move::default() }, -MATE);
         // Pass 2: deepen up to `depth`, each iteration trying the previous one's best move first.
-        for d in first..=depth {
+        let mut d = first;
+        while d <= depth {
             if let Some(i) = moves.iter().position(|&m| m == best_move) {
                 order[i] = 1 << 30 | d;
             }
@@ -707,10 +708,20 @@ impl Engine {
                     bound: (best > alpha) as u8 * 2 + (best < beta) as u8,
                 };
             }
+            if ply == 0 && (best <= alpha || best >= beta) {
+                (alpha, beta) = (-MATE, MATE); // the root's aspiration window missed: open it
+                continue;
+            }
             if best >= beta && d >= trust {
                 break; // a verified null-move cutoff
             }
             if ply == 0 {
+                // aspiration: the next iteration looks only near this score
+                (alpha, beta) = if d > 3 {
+                    (best - 25, best + 25)
+                } else {
+                    (-MATE, MATE)
+                };
                 // the principal variation: the best move, then hash moves while they are legal
                 let (mut pv, mut c) = (vec![self.best], b.after(self.best));
                 while (pv.len() as i32) < d {
@@ -736,6 +747,7 @@ impl Engine {
                     break; // no time for another iteration, or no choice to make
                 }
             }
+            d += 1;
         }
         best
     }

@@ -369,8 +369,10 @@ impl Board {
             // king to a slider, and only if it leaves a square on one of the king's lines
             let dirs = if check || p & 7 == 6 || t == self.ep {
                 0..16
-            } else if dr == df || dr * df == 0 {
-                0..8
+            } else if dr == df {
+                4..8 // on a diagonal only a bishop or queen can be unmasked
+            } else if dr * df == 0 {
+                0..4 // on a file or rank, a rook or queen
             } else {
                 return true;
             };

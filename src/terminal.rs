@@ -2,7 +2,7 @@
 
 use crate::game::{colour, read_move, san, start_board, Game, Parsed};
 use crate::{int, short, split_word, Event, HASH_MB, VERSION};
-use rmax::{Board, Engine, Limits, MATE};
+use rmax::{Engine, Limits, MATE};
 use std::io::Write;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::mpsc::Receiver;
@@ -63,6 +63,10 @@ impl Terminal {
             prompt();
             match input.recv() {
                 Ok(Event::Line(next)) => line = next,
+                Ok(Event::TooLong(bytes)) => {
+                    say!("That line is too long ({bytes} bytes); ignored.");
+                    line = String::new();
+                }
                 _ => return say!(), // Ctrl-D
             }
         }
@@ -108,7 +112,7 @@ impl Terminal {
                 _ => say!("depth needs a number of plies from 1 to 64, e.g. depth 6"),
             },
             "fen" if arg.is_empty() => say!("{}", self.game.board().fen()),
-            "fen" | "setboard" => match Board::from_fen(arg) {
+            "fen" | "setboard" => match crate::parse_fen(arg) {
                 Ok(board) => {
                     self.game = Game::new(board);
                     self.human = board.side;

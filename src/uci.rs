@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::mpsc::Receiver;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -317,10 +317,14 @@ impl Uci {
                 hard,
             });
         }
+        // the first move of the last PV printed: a search stopped in mid-iteration may play
+        // another one, and then the GUI is told
+        let shown: Arc<Mutex<Option<Move>>> = Arc::default();
         let report = {
-            let stop = stop.clone();
+            let (stop, shown) = (stop.clone(), shown.clone());
             Box::new(move |i: &Info| {
                 say!("{}", uci_info(i));
+                *shown.lock().unwrap_or_else(|e| e.into_inner()) = i.pv.first().copied();
                 let found = mate.is_some_and(|n| {
                     i.score > MATE - 999 && i64::from(MATE - i.score + 1) / 2 <= n
                 });
@@ -343,15 +347,26 @@ impl Uci {
                     thread::sleep(Duration::from_millis(1));
                 }
                 // a search stopped in mid-iteration may play a move that is not the last PV's:
-                // the GUI is told, so that the move it shows is the move played
-                if let Some(m) = best.filter(|&m| i.pv.first() != Some(&m)) {
-                    say!(
-                        "info depth {} seldepth {} nodes {} time {} pv {m}",
-                        i.depth + 1,
-                        i.seldepth.max(i.depth as usize + 1),
-                        i.nodes,
-                        i.ms
-                    );
+                // the GUI is told, so that the move it shows is the move played. The info of
+                // an unfinished iteration (depth + 1) comes with its score and PV when the
+                // engine gives them, else the move alone.
+                let last = *shown.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(m) = best.filter(|&m| last != Some(m)) {
+                    let partial = Info {
+                        depth: i.depth + 1,
+                        ..i.clone()
+                    };
+                    if i.pv.first() == Some(&m) {
+                        say!("{}", uci_info(&partial));
+                    } else {
+                        say!(
+                            "info depth {} seldepth {} nodes {} time {} pv {m}",
+                            partial.depth,
+                            i.seldepth.max(partial.depth as usize),
+                            i.nodes,
+                            i.ms
+                        );
+                    }
                 }
                 match (best, i.pv.get(1)) {
                     (Some(m), Some(p)) if i.pv.first() == Some(&m) => {

@@ -639,3 +639,78 @@ fn the_last_info_line_shows_the_move_played_and_seldepth_is_never_below_depth() 
         }
     }
 }
+
+/// Checks the PV of every `info` line in `out`, searched from `fen` after `moves`: legal
+/// throughout and ending where the game ends (mate, stalemate, threefold repetition, the
+/// fifty-move rule). Returns the last PV.
+fn check_pvs(out: &str, fen: &str, moves: &[&str]) -> Vec<String> {
+    let mut last = vec![];
+    for info in out.lines().filter(|l| l.starts_with("info depth")) {
+        let Some(pv) = info.split(" pv ").nth(1) else {
+            continue;
+        };
+        let mut board = board_after(fen, &[]);
+        let mut keys = vec![board.key];
+        for m in moves {
+            board.make(board.parse_move(m).expect("legal game move"));
+            keys.push(board.key);
+        }
+        let pv: Vec<String> = pv.split_whitespace().map(str::to_string).collect();
+        for (i, m) in pv.iter().enumerate() {
+            let mv = board
+                .parse_move(m)
+                .unwrap_or_else(|| panic!("{m} is illegal in {info}"));
+            board.make(mv);
+            keys.push(board.key);
+            let ended = board.gen(false).is_empty()
+                || board.half >= 100
+                || keys.iter().filter(|&&k| k == board.key).count() >= 3;
+            assert!(
+                !ended || i + 1 == pv.len(),
+                "the PV goes on after the game ended: {info}"
+            );
+        }
+        last = pv;
+    }
+    last
+}
+
+#[test]
+fn principal_variations_are_whole_and_end_where_the_game_ends() {
+    let _serial = serial();
+    let mut r = uci();
+    // a mate in 2: the PV shows all three plies, down to the mate
+    r.send(&format!("position fen {MATE_IN_2}"));
+    r.send("go depth 8");
+    let out = r.expect("bestmove", 20.0);
+    let pv = check_pvs(&out, MATE_IN_2, &[]);
+    let moves: Vec<&str> = pv.iter().map(String::as_str).collect();
+    assert_eq!(moves.len(), 3, "{out}");
+    let before_mate = board_after(MATE_IN_2, &moves[..2]);
+    assert!(
+        mates(
+            &before_mate,
+            before_mate.parse_move(moves[2]).expect("legal")
+        ),
+        "{out}"
+    );
+    // from the start, deep searches show long lines, not three moves
+    r.send("position startpos");
+    r.send("go depth 10");
+    let out = r.expect("bestmove", 60.0);
+    assert!(check_pvs(&out, START, &[]).len() >= 8, "{out}");
+    // a side that can only repeat, and one on the 99th half-move: the PV stops at the draw
+    let repeat = ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"];
+    r.send(&format!("position startpos moves {}", repeat.join(" ")));
+    r.send("go depth 8");
+    check_pvs(&r.expect("bestmove", 20.0), START, &repeat);
+    for fen in [
+        "8/8/8/4k3/8/8/1R6/4K3 w - - 98 80",
+        "7k/8/6K1/8/8/8/8/6R1 b - - 96 80",
+        "6k1/8/8/8/8/8/5q2/7K w - - 90 80",
+    ] {
+        r.send(&format!("position fen {fen}"));
+        r.send("go depth 10");
+        check_pvs(&r.expect("bestmove", 20.0), fen, &[]);
+    }
+}

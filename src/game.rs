@@ -161,7 +161,7 @@ impl Game {
                     .unwrap_or(("", ""));
                 if name == "FEN" {
                     let fen = value.trim().trim_matches('"');
-                    start = Board::from_fen(fen).map_err(|e| format!("bad FEN tag: {e}"))?;
+                    start = crate::parse_fen(fen).map_err(|e| format!("bad FEN tag: {e}"))?;
                 }
             } else if !line.starts_with('%') {
                 movetext += line;

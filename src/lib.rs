@@ -518,12 +518,15 @@ pub struct Engine {
     keys: Vec<u64>,
     /// How many of `keys` are from the game.
     game: usize,
-    best: Move,
     info: Info,
     /// Per ply, two quiet moves that recently caused a beta cutoff there.
     killers: Vec<[Move; 2]>,
     /// Per piece and target square, how often a quiet move cut off, weighted by depth.
     history: Vec<[i32; 128]>,
+    /// Triangular PV: per ply, the best line found below the current node there. A node
+    /// empties its own on entry, so a line ends where the search stopped: at a mate, a draw
+    /// by rule or a hash cutoff (then the hash move ends it).
+    pv: Vec<Vec<Move>>,
 }
 
 /// Mate scores are stored as distance from the node, read back as distance from the root.
@@ -553,20 +556,26 @@ impl Engine {
     }
 
     /// Searches `b` (`history`: keys of the earlier positions of the game) within `lim`.
-    /// Returns the best move (None when there is no legal move) and the last iteration's info.
+    /// Returns the best move (None when there is no legal move) and the last iteration's info;
+    /// its score and PV are those of the best move, even from an iteration cut short.
     pub fn think(&mut self, b: &Board, history: &[u64], lim: Limits) -> (Option<Move>, Info) {
         (self.lim, self.start) = (lim, Some(Instant::now()));
         (self.keys, self.game, self.info) = (history.to_vec(), history.len(), Info::default());
-        (self.killers, self.history) = (vec![Default::default(); 128], vec![[0; 128]; 23]);
+        (self.killers, self.history, self.pv) = (
+            vec![Default::default(); 128],
+            vec![[0; 128]; 23],
+            vec![vec![]; 128],
+        );
         let first = b.gen(false).first().copied();
-        self.best = first.unwrap_or_default(); // a legal move, even if stopped at once
         self.search(b, -MATE, MATE, lim.depth.max(1), 0); // (no legal move: returns at once)
         self.info.ms = self.ms(); // (the nodes and seldepth are the whole search's)
-        (first.map(|_| self.best), self.info.clone())
+                                  // the PV's first move; a legal move (the first generated) even if stopped at once
+        (self.info.pv.first().copied().or(first), self.info.clone())
     }
 
     /// Negamax alpha-beta, fail-soft, with internal iterative deepening in every node.
     fn search(&mut self, b: &Board, mut alpha: i32, mut beta: i32, depth: i32, ply: usize) -> i32 {
+        self.pv[ply].clear();
         if self.stop.load(Relaxed) {
             return 0; // (counting no node)
         }
@@ -602,6 +611,9 @@ impl Engine {
             && e.depth >= depth
             && e.bound | (s <= alpha) as u8 * 2 | (s >= beta) as u8 == 3
         {
+            if e.mv.from != e.mv.to {
+                self.pv[ply].push(e.mv); // the line ends with the hash move, if there is one
+            }
             return s;
         }
         if qs && stand >= beta {
@@ -685,8 +697,10 @@ impl Engine {
                 best = best.max(s);
                 if s > a {
                     (a, best_move) = (s, m);
+                    self.pv[ply] = [&[m], &self.pv[ply + 1][..]].concat();
                     if ply == 0 {
-                        self.best = m;
+                        // also mid-iteration: a search stopped now plays m, with this line
+                        (self.info.score, self.info.pv) = (s, self.pv[0].clone());
                     }
                 }
                 if s >= beta {
@@ -724,23 +738,11 @@ impl Engine {
                 } else {
                     (-MATE, MATE)
                 };
-                // the principal variation: the best move, then hash moves while they are legal
-                let (mut pv, mut c) = (vec![self.best], b.after(self.best));
-                while (pv.len() as i32) < d {
-                    let e = self.tt[c.key as usize % self.tt.len()];
-                    if e.key != c.key || !c.gen(false).contains(&e.mv) {
-                        break;
-                    }
-                    pv.push(e.mv);
-                    c.make(e.mv);
-                }
                 self.info = Info {
                     depth: d,
-                    score: best,
                     ms: self.ms(),
-                    pv,
                     hashfull: self.tt.iter().take(1000).filter(|e| e.key > 0).count(),
-                    ..self.info // nodes and seldepth so far
+                    ..self.info.clone() // score and PV of the best move; nodes and seldepth so far
                 };
                 if let Some(report) = &mut self.report {
                     report(&self.info);

@@ -106,7 +106,7 @@ fn perft_cli(depth: &str, fen: &str) {
         fail(&format!("perft: '{}' is not a depth", short(depth)))
     };
     let fen = if fen.trim().is_empty() { START } else { fen };
-    let board = Board::from_fen(fen).unwrap_or_else(|e| fail(&format!("perft: bad FEN: {e}")));
+    let board = parse_fen(fen).unwrap_or_else(|e| fail(&format!("perft: bad FEN: {e}")));
     let clock = Instant::now();
     let nodes = divide(&board, depth);
     let secs = clock.elapsed().as_secs_f64();
@@ -215,11 +215,18 @@ fn interactive() {
         term.greet(); // a person at a keyboard sees the board at once
     }
     loop {
-        let Ok(Event::Line(line)) = input.recv() else {
-            if tty {
-                say!(); // Ctrl-D at the prompt: the shell's prompt goes on a line of its own
+        let line = match input.recv() {
+            Ok(Event::Line(line)) => line,
+            Ok(Event::TooLong(bytes)) => {
+                say!("Error: a line of {bytes} bytes is too long (at most {MAX_LINE}); ignored");
+                continue;
             }
-            return;
+            _ => {
+                if tty {
+                    say!(); // Ctrl-D at the prompt: the shell's prompt goes on a line of its own
+                }
+                return;
+            }
         };
         match line.split_whitespace().next() {
             None if tty => prompt(),
@@ -240,12 +247,19 @@ fn interactive() {
 // Input and the search thread
 // ---------------------------------------------------------------------------------------
 
-/// What the main thread waits for: a line of input, its end, or the end of search number n.
+/// What the main thread waits for: a line of input, a line too long to keep (its length in
+/// bytes), the end of input, or the end of search number n.
 enum Event {
     Line(String),
+    TooLong(usize),
     Eof,
     Done(u64),
 }
+
+/// The longest line kept (bytes). A `position startpos moves ...` of several thousand plies
+/// takes tens of kilobytes; a line beyond this is garbage, and storing it all could cost
+/// gigabytes.
+const MAX_LINE: usize = 1 << 20;
 
 /// Starts the input thread, which turns every line of standard input into an Event::Line.
 /// It reads bytes, not text, so that binary garbage is only garbage and not an I/O error.
@@ -254,17 +268,47 @@ fn read_input() -> (Sender<Event>, Receiver<Event>) {
     let lines = events.clone();
     thread::spawn(move || {
         let mut stdin = std::io::stdin().lock();
-        let mut buf = Vec::new();
-        while matches!(stdin.read_until(b'\n', &mut buf), Ok(n) if n > 0) {
-            let line = String::from_utf8_lossy(&buf).trim().to_string();
-            buf.clear();
-            if lines.send(Event::Line(line)).is_err() {
+        while let Some(event) = next_line(&mut stdin, MAX_LINE) {
+            if lines.send(event).is_err() {
                 return;
             }
         }
         let _ = lines.send(Event::Eof);
     });
     (events, input)
+}
+
+/// The next line of `input` as an Event::Line, or Event::TooLong when it is longer than `max`
+/// bytes: then the rest of it is read and thrown away, never stored. None at end of input.
+fn next_line(input: &mut impl BufRead, max: usize) -> Option<Event> {
+    let (mut line, mut length, mut read_any) = (Vec::new(), 0usize, false);
+    // (a read error ends the input like its end does)
+    while let Ok(chunk @ [_, ..]) = input.fill_buf() {
+        read_any = true;
+        let (part, ends) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], true),
+            None => (chunk, false),
+        };
+        length = length.saturating_add(part.len());
+        if length <= max {
+            line.extend_from_slice(part);
+        } else {
+            line = Vec::new(); // frees what was kept of it
+        }
+        let used = part.len() + ends as usize;
+        input.consume(used);
+        if ends {
+            break;
+        }
+    }
+    if !read_any {
+        return None;
+    }
+    Some(if length > max {
+        Event::TooLong(length)
+    } else {
+        Event::Line(String::from_utf8_lossy(&line).trim().to_string())
+    })
 }
 
 /// What the search thread does with its result before it hands the engine back.
@@ -299,6 +343,11 @@ impl Searcher {
 
     /// Searches `game`'s position on a new thread, which calls `report` after every iteration
     /// and `done` at the end. `stop` is the new search's stop flag.
+    ///
+    /// Whatever stops it (a node limit of 0 or 1, a tiny time limit, an early `stop`), the
+    /// search completes depth 1, so that the move played is a searched one and comes with an
+    /// `info` line: when no iteration was completed, a depth-1 search without limits (a few
+    /// hundred nodes) follows.
     fn start(
         &mut self,
         game: &Game,
@@ -307,21 +356,79 @@ impl Searcher {
         report: Box<dyn FnMut(&Info) + Send>,
         done: Done,
     ) {
+        let (board, keys) = (*game.board(), game.keys());
+        self.spawn(stop.clone(), move |engine| {
+            (engine.stop, engine.report) = (stop, Some(report));
+            let (mut best, mut info) = engine.think(&board, &keys, lim);
+            if info.depth == 0 && best.is_some() {
+                engine.stop = Arc::default();
+                let depth_1 = Limits {
+                    depth: 1,
+                    ..Limits::default()
+                };
+                let nodes = info.nodes;
+                (best, info) = engine.think(&board, &keys, depth_1);
+                info.nodes += nodes;
+            }
+            done(best, &info);
+            (best, info)
+        });
+    }
+
+    /// Runs `job` with the engine on a new thread (any running job is stopped first); `stop`
+    /// is the flag that `stop()` sets from now on.
+    fn spawn(
+        &mut self,
+        stop: Arc<AtomicBool>,
+        job: impl FnOnce(&mut Engine) -> (Option<Move>, Info) + Send + 'static,
+    ) {
         self.finish();
         let mb = self.mb;
         let mut engine = self.home.take().unwrap_or_else(|| Engine::new(mb));
-        (engine.stop, engine.report) = (stop.clone(), Some(report));
         self.stop = stop;
         self.id += 1;
-        let (board, keys, id, notify) = (*game.board(), game.keys(), self.id, self.notify.clone());
+        let (id, notify) = (self.id, self.notify.clone());
         self.away = Some(thread::spawn(move || {
-            let (best, info) = engine.think(&board, &keys, lim);
-            done(best, &info);
+            let (best, info) = job(&mut engine);
             if let Some(events) = notify {
                 let _ = events.send(Event::Done(id));
             }
             (engine, best, info)
         }));
+    }
+
+    /// Counts the leaf nodes `depth` plies below `board` on the search thread, printing the
+    /// count below each move and then the total; `stop` ends it early (the counts so far
+    /// stay printed, no total: a part is not the total).
+    fn perft(&mut self, board: Board, depth: u32) {
+        let stop = Arc::new(AtomicBool::new(false));
+        self.spawn(stop.clone(), move |_| {
+            let moves = board.gen(false);
+            let mut total = 0;
+            for (done, &m) in moves.iter().enumerate() {
+                let Some(n) = perft_until(&board.after(m), depth.saturating_sub(1), &stop) else {
+                    say!(
+                        "info string perft stopped after {done} of {} moves: {total} nodes",
+                        moves.len()
+                    );
+                    return (None, Info::default());
+                };
+                say!("{m}: {n}");
+                total += n;
+            }
+            let total = if depth == 0 { 1 } else { total };
+            say!("\nNodes searched: {total}");
+            (None, Info::default())
+        });
+    }
+
+    /// Replaces the hash table with one of `mb` MB. The old table is freed first, so that
+    /// the two never live at the same time (1024 MB more would otherwise be needed at once).
+    fn resize(&mut self, mb: usize) {
+        self.mb = mb;
+        let engine = self.engine();
+        engine.resize(0);
+        engine.resize(mb);
     }
 
     fn busy(&self) -> bool {
@@ -351,6 +458,104 @@ impl Searcher {
         let mb = self.mb;
         self.home.get_or_insert_with(|| Engine::new(mb))
     }
+}
+
+/// Leaf nodes `depth` plies below `board`, or None if `stop` was set meanwhile. It looks at
+/// `stop` in every node more than three plies from the leaves: often enough to obey at once,
+/// seldom enough to cost nothing.
+fn perft_until(board: &Board, depth: u32, stop: &AtomicBool) -> Option<u64> {
+    if stop.load(Relaxed) {
+        return None;
+    }
+    if depth <= 3 {
+        return Some(board.perft(depth));
+    }
+    board
+        .gen(false)
+        .into_iter()
+        .map(|m| perft_until(&board.after(m), depth - 1, stop))
+        .sum()
+}
+
+// ---------------------------------------------------------------------------------------
+// FEN: every position from outside comes through here
+// ---------------------------------------------------------------------------------------
+
+/// Parses a FEN from the user or a GUI: Board::from_fen, plus what it lets through or words
+/// badly for input from outside.
+/// - Shredder/X-FEN castling letters that name the corner rooks (`HAha`, `Hq`) are taken as
+///   KQkq (Chess960 itself is not supported: other files are refused).
+/// - Material that cannot arise in a game is refused (at most 16 men and 8 pawns a side,
+///   promoted pieces only as many as missing pawns): the engine packs scores in 16 bits,
+///   and 31 queens overflow them.
+/// - A move number too big for the engine is "out of range", not "not a number".
+/// - Control characters quoted from the input are escaped, long quotes shortened.
+fn parse_fen(fen: &str) -> Result<Board, String> {
+    let mut fields: Vec<String> = fen.split_whitespace().map(str::to_string).collect();
+    if let Some(castling) = fields.get_mut(2) {
+        *castling = standard_castling(castling)?;
+    }
+    for (i, what) in [(4, "half-move clock"), (5, "full-move number")] {
+        if let Some(n) = fields.get(i) {
+            if n.bytes().all(|b| b.is_ascii_digit()) && n.parse::<u32>().is_err() {
+                return Err(format!("{what} '{}' is out of range", short(n)));
+            }
+        }
+    }
+    let board = Board::from_fen(&fields.join(" ")).map_err(|e| clean(&e, 120))?;
+    check_material(&board)?;
+    Ok(board)
+}
+
+/// The castling field with the X-FEN letters of the corner rooks (H and A, h and a) turned
+/// into KQkq.
+fn standard_castling(field: &str) -> Result<String, String> {
+    field
+        .chars()
+        .map(|c| match c {
+            'H' => Ok('K'),
+            'A' => Ok('Q'),
+            'h' => Ok('k'),
+            'a' => Ok('q'),
+            'B'..='G' | 'b'..='g' => Err(format!(
+                "castling with the rook on the {} file is Chess960, which rmax does not play",
+                c.to_ascii_lowercase()
+            )),
+            c => Ok(c),
+        })
+        .collect()
+}
+
+/// Refuses material no game can reach (see parse_fen).
+fn check_material(board: &Board) -> Result<(), String> {
+    for (colour, side) in [("white", 8u8), ("black", 16)] {
+        let count = |kind: u8| board.b.iter().filter(|&&p| p == side | kind).count();
+        let men = board.b.iter().filter(|&&p| p & side > 0).count();
+        let (pawns, kings) = (count(1), count(6));
+        if kings != 1 {
+            return Err(format!("{colour} needs exactly one king, not {kings}"));
+        }
+        if men > 16 {
+            return Err(format!(
+                "{colour} has {men} pieces and pawns; at most 16 can be"
+            ));
+        }
+        if pawns > 8 {
+            return Err(format!("{colour} has {pawns} pawns; at most 8 can be"));
+        }
+        // pieces beyond the original 2 knights, 2 bishops, 2 rooks and 1 queen are promoted
+        let promoted: usize = [(2, 2), (3, 2), (4, 2), (5, 1)]
+            .iter()
+            .map(|&(kind, original)| count(kind).saturating_sub(original))
+            .sum();
+        if promoted > 8 - pawns {
+            return Err(format!(
+                "{colour} has {promoted} promoted pieces but only {} missing pawns",
+                8 - pawns
+            ));
+        }
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------
@@ -392,14 +597,24 @@ fn split_word(line: &str) -> (&str, &str) {
         .map_or((line, ""), |(a, b)| (a, b.trim()))
 }
 
-/// Input quoted in a message: at most 40 characters, control characters made harmless.
+/// Input quoted in a message: at most 40 characters, control characters escaped.
 fn short(s: &str) -> String {
-    let mut t: String = s
-        .chars()
-        .take(40)
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect();
-    if s.chars().nth(40).is_some() {
+    clean(s, 40)
+}
+
+/// Text from outside made safe to print: at most `max` characters (then "..."), control
+/// characters escaped (`\x1b`, `\x00`, `\u{85}`) so that they can neither garble a terminal
+/// nor split or end a protocol line.
+fn clean(s: &str, max: usize) -> String {
+    let mut t = String::new();
+    for c in s.chars().take(max) {
+        match c as u32 {
+            _ if !c.is_control() => t.push(c),
+            n @ 0..=0x7f => t += &format!("\\x{n:02x}"),
+            n => t += &format!("\\u{{{n:x}}}"),
+        }
+    }
+    if s.chars().nth(max).is_some() {
         t += "...";
     }
     t

@@ -5,7 +5,7 @@
 
 use crate::game::{colour, line_san, numbered, read_move, san, start_board, Game, Parsed};
 use crate::{int, short, split_word, Event, Searcher, VERSION};
-use rmax::{Board, Info, Limits, MATE};
+use rmax::{Info, Limits, MATE};
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -132,6 +132,9 @@ impl Terminal {
                         return;
                     }
                 }
+                Ok(Event::TooLong(bytes)) => {
+                    say!("That line is too long ({bytes} bytes); ignored.");
+                }
                 Ok(Event::Done(id)) => {
                     if id == self.search.id {
                         self.engine_moved();
@@ -233,7 +236,7 @@ impl Terminal {
                 _ => say!("depth needs a number of plies from 1 to 64, e.g. depth 6"),
             },
             "fen" if arg.is_empty() => say!("{}", self.game.board().fen()),
-            "fen" | "setboard" => match Board::from_fen(arg) {
+            "fen" | "setboard" => match crate::parse_fen(arg) {
                 Ok(board) => self.set_game(Game::new(board)),
                 Err(e) => say!("Bad FEN: {e}"),
             },
@@ -305,7 +308,7 @@ impl Terminal {
             Ok(text) => text,
             Err(e) => return say!("Cannot read '{}': {e}", short(path)),
         };
-        let game = match Board::from_fen(text.trim()) {
+        let game = match crate::parse_fen(text.trim()) {
             Ok(board) if text.trim().lines().count() == 1 => Ok(Game::new(board)),
             _ => Game::from_pgn(&text),
         };

@@ -1,13 +1,14 @@
 //! UCI: the protocol of most GUIs and tournament managers (fastchess, cutechess-cli, OpenBench).
 
 use crate::game::{start_board, Game};
-use crate::{budget, divide, int, short, Event, Searcher, HASH_MB, OVERHEAD_MS, VERSION};
-use rmax::{Board, Info, Limits, Move, MATE, START};
+use crate::{budget, int, parse_fen, short, Event, Searcher, HASH_MB, MAX_LINE};
+use crate::{OVERHEAD_MS, VERSION};
+use rmax::{Info, Limits, Move, MATE, START};
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::mpsc::Receiver;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -20,7 +21,29 @@ pub struct Uci {
     /// `stop` or `ponderhit`.
     hold: Arc<AtomicBool>,
     pondering: Option<Ponder>,
+    /// Why the last `position` was refused, until a good one or `ucinewgame` comes: `go`
+    /// must not answer with a move of the position before it (a GUI would play it in the
+    /// wrong game, and a tournament manager count an illegal move).
+    refused: Option<String>,
 }
+
+/// What `go` searches when a time argument is not a number (ms): rather a quick move than
+/// a search without end, or one that loses on time. A second fits all but bullet clocks.
+const SAFE_MOVETIME: u64 = 1000;
+
+/// The words of `go` that take a number.
+const NUMERIC: &[&str] = &[
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "movetime",
+    "depth",
+    "nodes",
+    "mate",
+    "perft",
+];
 
 /// A `go ponder` search, and the time it may take once `ponderhit` starts our clock.
 pub struct Ponder {
@@ -43,23 +66,30 @@ impl Uci {
             overhead: OVERHEAD_MS,
             hold: Arc::default(),
             pondering: None,
+            refused: None,
         }
     }
 
     pub fn run(mut self) {
         self.command("uci");
-        while let Ok(Event::Line(line)) = self.input.recv() {
-            if !self.command(&line) {
-                self.search.finish();
-                return;
+        loop {
+            match self.input.recv() {
+                Ok(Event::Line(line)) => {
+                    if !self.command(&line) {
+                        self.search.finish();
+                        return;
+                    }
+                }
+                Ok(Event::TooLong(bytes)) => say!(
+                    "info string error: a line of {bytes} bytes is too long (at most {MAX_LINE}); ignored"
+                ),
+                Ok(Event::Done(_)) => {}
+                Ok(Event::Eof) | Err(_) => break,
             }
         }
-        // End of input: a search with limits may end by itself, but `go infinite` would wait
-        // for a `stop` that can no longer come.
-        if self.hold.load(Relaxed) {
-            self.search.stop();
-        }
-        self.search.join();
+        // End of input: no `stop` can come any more, and a search without limits (or with
+        // huge ones) would never end. Stop it: it still prints its bestmove.
+        self.search.finish();
     }
 
     /// Obeys one line; false for `quit`.
@@ -74,6 +104,7 @@ impl Uci {
                 say!("option name Hash type spin default {HASH_MB} min 1 max 1024");
                 say!("option name Clear Hash type button");
                 say!("option name Move Overhead type spin default {OVERHEAD_MS} min 0 max 5000");
+                say!("option name Threads type spin default 1 min 1 max 1");
                 say!("uciok");
             }
             "isready" => say!("readyok"),
@@ -81,8 +112,9 @@ impl Uci {
             "setoption" => self.setoption(args),
             "ucinewgame" => {
                 let mb = self.search.mb;
-                self.search.engine().resize(mb); // a new game starts with an empty hash table
+                self.search.resize(mb); // a new game starts with an empty hash table
                 self.game = Game::new(start_board());
+                self.refused = None;
             }
             "position" => self.position(args),
             "go" => self.go(args),
@@ -106,10 +138,7 @@ impl Uci {
         let number = |lo, hi| value.parse::<i64>().ok().filter(|v| (lo..=hi).contains(v));
         match name.to_ascii_lowercase().as_str() {
             "hash" => match number(1, 1024) {
-                Some(mb) => {
-                    self.search.mb = mb as usize;
-                    self.search.engine().resize(mb as usize);
-                }
+                Some(mb) => self.search.resize(mb as usize),
                 None => say!(
                     "info string error: Hash needs a value from 1 to 1024 (MB), not '{}'",
                     short(&value)
@@ -117,7 +146,16 @@ impl Uci {
             },
             "clear hash" => {
                 let mb = self.search.mb;
-                self.search.engine().resize(mb);
+                self.search.resize(mb);
+            }
+            // one search thread: offered so that GUIs which always set it get no complaint
+            "threads" => {
+                if number(1, 1).is_none() {
+                    say!(
+                        "info string error: Threads can only be 1, not '{}'",
+                        short(&value)
+                    );
+                }
             }
             "move overhead" => match number(0, 5000) {
                 Some(ms) => self.overhead = ms,
@@ -130,8 +168,16 @@ impl Uci {
         }
     }
 
-    /// `position startpos|fen <FEN> [moves ...]`; on any error the old position stays.
+    /// `position startpos|fen <FEN> [moves ...]`. A position refused (for whatever error) is
+    /// not searched: `go` answers `bestmove 0000` until a good one comes.
     pub fn position(&mut self, args: &[&str]) {
+        if let Err(e) = self.set_position(args) {
+            say!("info string error: {e}");
+            self.refused = Some(e);
+        }
+    }
+
+    fn set_position(&mut self, args: &[&str]) -> Result<(), String> {
         let (fen, rest) = match args {
             ["startpos", rest @ ..] => (START.to_string(), rest),
             ["fen", rest @ ..] => {
@@ -141,35 +187,27 @@ impl Uci {
                     .unwrap_or(rest.len());
                 (rest[..n].join(" "), &rest[n..])
             }
-            _ => return say!("info string error: position needs 'startpos' or 'fen <FEN>'"),
+            _ => return Err("position needs 'startpos' or 'fen <FEN>'".into()),
         };
-        let mut game = match Board::from_fen(&fen) {
+        let mut game = match parse_fen(&fen) {
             Ok(board) => Game::new(board),
-            Err(e) => return say!("info string error: bad FEN '{}': {e}", short(&fen)),
+            Err(e) => return Err(format!("bad FEN '{}': {e}", short(&fen))),
         };
         let moves = match rest {
             [] => &[][..],
             ["moves", moves @ ..] => moves,
-            [w, ..] => {
-                return say!(
-                    "info string error: position: 'moves' expected, not '{}'",
-                    short(w)
-                )
-            }
+            [w, ..] => return Err(format!("position: 'moves' expected, not '{}'", short(w))),
         };
         for text in moves {
             match game.board().parse_move(&text.to_ascii_lowercase()) {
                 Some(m) => game.push(m),
-                None => {
-                    return say!(
-                        "info string error: illegal move '{}' in position; position unchanged",
-                        short(text)
-                    )
-                }
+                None => return Err(format!("illegal move '{}' in position", short(text))),
             }
         }
         self.search.finish();
         self.game = game;
+        self.refused = None;
+        Ok(())
     }
 
     pub fn go(&mut self, args: &[&str]) {
@@ -180,6 +218,8 @@ impl Uci {
         let (mut infinite, mut ponder) = (false, false);
         // one line for all the complaints: a garbage line of 5000 words gets one answer
         let mut errors = vec![];
+        // a clock argument that is not a number: the clock is unknown (see SAFE_MOVETIME)
+        let mut bad_clock = false;
         let mut words = args.iter().peekable();
         while let Some(&word) = words.next() {
             match word {
@@ -189,13 +229,23 @@ impl Uci {
                     errors.push("searchmoves is not supported, all moves are searched".into());
                     while words.next_if(|w| board.parse_move(w).is_some()).is_some() {}
                 }
-                "wtime" | "btime" | "winc" | "binc" | "movestogo" | "movetime" | "depth"
-                | "nodes" | "mate" | "perft" => match words.peek().and_then(|w| int(w)) {
+                _ if NUMERIC.contains(&word) => match words.peek().and_then(|w| int(w)) {
                     Some(v) => {
                         words.next();
                         num.insert(word, v);
                     }
-                    None => errors.push(format!("{word} needs a number")),
+                    None => {
+                        // the bad value goes with its word, unless it is the next keyword
+                        let value = words.next_if(|w| {
+                            !NUMERIC.contains(w)
+                                && !matches!(**w, "infinite" | "ponder" | "searchmoves")
+                        });
+                        let value =
+                            value.map_or(String::new(), |v| format!(", not '{}'", short(v)));
+                        errors.push(format!("{word} needs a whole number{value}"));
+                        bad_clock |=
+                            !matches!(word, "movetime" | "depth" | "nodes" | "mate" | "perft");
+                    }
                 },
                 _ => errors.push(format!("unknown word '{}'", short(word))),
             }
@@ -208,9 +258,15 @@ impl Uci {
             say!("info string error: go: {first}{more}");
         }
         let get = |key| num.get(key).copied();
-        if let Some(depth) = get("perft") {
-            let nodes = divide(&board, depth.clamp(0, 64) as u32);
-            return say!("\nNodes searched: {nodes}");
+        if let Some(refused) = &self.refused {
+            say!("info string error: no position to search (the last one was refused: {refused})");
+            return say!("bestmove 0000");
+        }
+        if args.contains(&"perft") {
+            if let Some(depth) = get("perft") {
+                self.search.perft(board, depth.clamp(0, 64) as u32);
+            }
+            return; // (a bad depth was reported above)
         }
         let mut lim = Limits::default();
         let (time, inc) = if board.side == 8 {
@@ -235,6 +291,13 @@ impl Uci {
         if let Some(n) = mate {
             lim.depth = lim.depth.min(2 * n as i32); // a mate in n moves is 2n - 1 plies deep
         }
+        // A bad number must not turn into a search without end: with the clock unknown, or
+        // no limit left at all, search SAFE_MOVETIME at most.
+        let limited = !num.is_empty() || infinite || ponder;
+        if bad_clock || !errors.is_empty() && !limited {
+            say!("info string error: go: searching {SAFE_MOVETIME} ms at most");
+            (lim.soft, lim.hard) = (lim.soft.min(SAFE_MOVETIME), lim.hard.min(SAFE_MOVETIME));
+        }
         let (soft, hard) = (lim.soft, lim.hard);
         if infinite || ponder {
             // no clock until `stop`; a ponder search's clock starts at ponderhit
@@ -254,10 +317,14 @@ impl Uci {
                 hard,
             });
         }
+        // the first move of the last PV printed: a search stopped in mid-iteration may play
+        // another one, and then the GUI is told
+        let shown: Arc<Mutex<Option<Move>>> = Arc::default();
         let report = {
-            let stop = stop.clone();
+            let (stop, shown) = (stop.clone(), shown.clone());
             Box::new(move |i: &Info| {
                 say!("{}", uci_info(i));
+                *shown.lock().unwrap_or_else(|e| e.into_inner()) = i.pv.first().copied();
                 let found = mate.is_some_and(|n| {
                     i.score > MATE - 999 && i64::from(MATE - i.score + 1) / 2 <= n
                 });
@@ -278,6 +345,28 @@ impl Uci {
                 }
                 while hold.load(Relaxed) && !stop.load(Relaxed) {
                     thread::sleep(Duration::from_millis(1));
+                }
+                // a search stopped in mid-iteration may play a move that is not the last PV's:
+                // the GUI is told, so that the move it shows is the move played. The info of
+                // an unfinished iteration (depth + 1) comes with its score and PV when the
+                // engine gives them, else the move alone.
+                let last = *shown.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(m) = best.filter(|&m| last != Some(m)) {
+                    let partial = Info {
+                        depth: i.depth + 1,
+                        ..i.clone()
+                    };
+                    if i.pv.first() == Some(&m) {
+                        say!("{}", uci_info(&partial));
+                    } else {
+                        say!(
+                            "info depth {} seldepth {} nodes {} time {} pv {m}",
+                            partial.depth,
+                            i.seldepth.max(partial.depth as usize),
+                            i.nodes,
+                            i.ms
+                        );
+                    }
                 }
                 match (best, i.pv.get(1)) {
                     (Some(m), Some(p)) if i.pv.first() == Some(&m) => {
@@ -326,7 +415,11 @@ pub fn uci_info(i: &Info) -> String {
     };
     format!(
         "info depth {} seldepth {} score {score} nodes {} nps {nps} time {} hashfull {}{pv}",
-        i.depth, i.seldepth, i.nodes, i.ms, i.hashfull
+        i.depth,
+        i.seldepth.max(i.depth as usize), // extensions aside, the search went at least this deep
+        i.nodes,
+        i.ms,
+        i.hashfull
     )
 }
 

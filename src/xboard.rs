@@ -2,23 +2,25 @@
 
 use crate::game::{read_move, start_board, Game, Parsed};
 use crate::uci::moves_text;
-use crate::{budget, int, short, split_word, Event, Searcher, OVERHEAD_MS};
-use rmax::{Board, Info, Limits, MATE};
+use crate::{budget, int, parse_fen, short, split_word, Event, Searcher, MAX_LINE, OVERHEAD_MS};
+use rmax::{Info, Limits, MATE};
 use std::io::Write;
 use std::sync::mpsc::{Receiver, Sender};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 /// What rmax tells xboard it can do (and that it wants no signals, moves without "usermove").
 pub const FEATURES: &str = concat!(
     "feature myname=\"rmax ",
     env!("CARGO_PKG_VERSION"),
-    "\" setboard=1 ping=1 usermove=1 san=0 sigint=0 sigterm=0 colors=0 reuse=1 done=1"
+    "\" setboard=1 ping=1 usermove=1 san=0 sigint=0 sigterm=0 colors=0 reuse=1 analyze=1 \
+     nps=0 memory=1 done=1"
 );
 
 /// Commands that need no answer and change nothing here (rmax does not ponder in xboard).
 pub const IGNORED: &[&str] = &[
     "", "xboard", "accepted", "rejected", "random", "computer", "name", "rating", "ics", "otim",
-    "hard", "easy", "draw", "hint", "bk", ".",
+    "hard", "easy", "draw", "hint", "bk",
 ];
 
 pub struct Xboard {
@@ -38,6 +40,11 @@ pub struct Xboard {
     clock: Option<i64>,
     /// `ping`s that came while thinking: xboard wants their `pong` after the move.
     pongs: Vec<String>,
+    /// Analysis mode (`analyze` until `exit`): search the position without end, move nothing.
+    analysing: bool,
+    /// The analysis's last completed iteration and when it started, for `.`.
+    progress: Arc<Mutex<Info>>,
+    analysis_start: Instant,
 }
 
 impl Xboard {
@@ -55,6 +62,9 @@ impl Xboard {
             level,
             clock: None,
             pongs: vec![],
+            analysing: false,
+            progress: Arc::default(),
+            analysis_start: Instant::now(),
         }
     }
 
@@ -65,6 +75,9 @@ impl Xboard {
                     if !self.command(&line) {
                         break;
                     }
+                }
+                Ok(Event::TooLong(bytes)) => {
+                    say!("Error (line too long): {bytes} bytes, at most {MAX_LINE}")
                 }
                 Ok(Event::Done(id)) if id == self.search.id => self.engine_moved(),
                 Ok(Event::Done(_)) => {}
@@ -87,11 +100,32 @@ impl Xboard {
                 self.abort();
                 self.game = Game::new(start_board());
                 (self.plays, self.depth, self.clock) = (Some(16), None, None); // rmax plays Black
+                self.reanalyse();
             }
+            "analyze" => {
+                self.analysing = true;
+                self.reanalyse();
+            }
+            "exit" if self.analysing => {
+                self.abort();
+                self.analysing = false;
+                self.plays = None; // as after `force`: the GUI says what comes next
+            }
+            "." if self.analysing => self.analysis_status(),
+            "." => {}
+            "memory" => match int(arg) {
+                Some(mb @ 1..) => {
+                    self.abort();
+                    self.search.resize(mb.min(1024) as usize);
+                    self.reanalyse();
+                }
+                _ => say!("Error (bad memory size): memory {}", short(arg)),
+            },
             "force" | "result" => {
                 self.abort();
                 self.plays = None;
             }
+            "go" if self.analysing => {}
             "go" => {
                 self.plays = Some(self.game.board().side);
                 self.think();
@@ -103,10 +137,11 @@ impl Xboard {
             "usermove" => self.user_move(arg),
             "setboard" => {
                 self.abort();
-                match Board::from_fen(arg) {
+                match parse_fen(arg) {
                     Ok(board) => self.game = Game::new(board),
                     Err(e) => say!("tellusererror Illegal position: {e}"),
                 }
+                self.reanalyse();
             }
             "level" => match parse_level(arg) {
                 Some(level) => (self.level, self.per_move) = (level, None),
@@ -125,18 +160,24 @@ impl Xboard {
                 None => say!("Error (bad time): time {}", short(arg)),
             },
             "undo" | "remove" => {
-                self.abort();
                 let n = if cmd == "undo" { 1 } else { 2 };
+                // all or nothing: half a `remove` would leave the other side to move
                 if self.game.moves.len() < n {
-                    say!("Error (no move to undo): {cmd}");
+                    return {
+                        say!("Error (no move to undo): {cmd}");
+                        true
+                    };
                 }
+                self.abort();
                 for _ in 0..n {
                     self.game.pop();
                 }
+                self.reanalyse();
             }
             "ping" => {
                 let pong = format!("pong {}", short(arg));
-                if self.search.busy() {
+                // while thinking about a move, pong comes after the move; analysis never ends
+                if self.search.busy() && !self.analysing {
                     self.pongs.push(pong);
                 } else {
                     say!("{pong}");
@@ -144,6 +185,7 @@ impl Xboard {
             }
             "post" => self.post = true,
             "nopost" => self.post = false,
+            "?" if self.analysing => {}
             "?" => self.search.stop(),
             "quit" => return false,
             _ => match read_move(self.game.board(), line) {
@@ -167,11 +209,15 @@ impl Xboard {
     }
 
     pub fn user_move(&mut self, text: &str) {
-        self.abort();
+        // an illegal move changes nothing: a search under way goes on and plays its move
         let Parsed::Move(m) = read_move(self.game.board(), text) else {
             return say!("Illegal move: {}", short(text));
         };
+        self.abort();
         self.game.push(m);
+        if self.analysing {
+            return self.reanalyse();
+        }
         match self.game.end() {
             Some(end) if self.plays.is_some() => say!("{}", end.result()),
             Some(_) => {}
@@ -206,22 +252,61 @@ impl Xboard {
         let post = self.post;
         let report = Box::new(move |i: &Info| {
             if post {
-                say!(
-                    "{} {} {} {} {}",
-                    i.depth,
-                    xboard_score(i.score),
-                    i.ms / 10,
-                    i.nodes,
-                    moves_text(&i.pv)
-                );
+                say!("{}", thinking(i));
             }
         });
         self.search
             .start(&self.game, lim, Arc::default(), report, Box::new(|_, _| {}));
     }
 
+    /// In analysis mode, (re)starts the analysis of the current position: without limits
+    /// (but `sd`), thinking output always on, until `exit` or a new position.
+    pub fn reanalyse(&mut self) {
+        if !self.analysing {
+            return;
+        }
+        self.search.finish();
+        self.plays = None;
+        let lim = Limits {
+            depth: self.depth.unwrap_or(64),
+            ..Limits::default()
+        };
+        *self.progress.lock().unwrap_or_else(|e| e.into_inner()) = Info::default();
+        self.analysis_start = Instant::now();
+        let progress = self.progress.clone();
+        let report = Box::new(move |i: &Info| {
+            say!("{}", thinking(i));
+            *progress.lock().unwrap_or_else(|e| e.into_inner()) = i.clone();
+        });
+        self.search
+            .start(&self.game, lim, Arc::default(), report, Box::new(|_, _| {}));
+    }
+
+    /// The answer to `.`: `stat01: time nodes ply mvleft mvtot mvname`, from the last
+    /// completed iteration (the search does not publish its progress inside one, so mvleft
+    /// is 0: that iteration has no move left).
+    pub fn analysis_status(&self) {
+        let info = self
+            .progress
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let centis = self.analysis_start.elapsed().as_millis() / 10;
+        let total = self.game.board().gen(false).len();
+        let name = info.pv.first().map_or(String::new(), |m| format!(" {m}"));
+        say!(
+            "stat01: {centis} {} {} 0 {total}{name}",
+            info.nodes,
+            info.depth
+        );
+    }
+
     /// The search ended (or input did): play its move and say if that ended the game.
     pub fn engine_moved(&mut self) {
+        if self.analysing {
+            self.search.join(); // the analysis ended by itself (sd, or a forced line)
+            return self.answer_pings();
+        }
         if let Some((Some(m), _)) = self.search.join() {
             say!("move {m}");
             self.game.push(m);
@@ -231,6 +316,18 @@ impl Xboard {
         }
         self.answer_pings();
     }
+}
+
+/// xboard's thinking output: `ply score time(cs) nodes pv`.
+fn thinking(i: &Info) -> String {
+    format!(
+        "{} {} {} {} {}",
+        i.depth,
+        xboard_score(i.score),
+        i.ms / 10,
+        i.nodes,
+        moves_text(&i.pv)
+    )
 }
 
 /// `level MPS BASE INC`: BASE in minutes or minutes:seconds, INC in seconds -> ms.

@@ -315,3 +315,146 @@ fn the_terminal_survives_garbage() {
     let (status, _, err) = r.wait(10.0);
     assert!(status.success() && err.is_empty(), "{status:?} {err}");
 }
+
+/// rmax after the UCI handshake.
+fn uci() -> Rmax {
+    let mut r = Rmax::start(&[]);
+    r.send("uci");
+    r.expect("uciok\n", 5.0);
+    r
+}
+
+#[test]
+fn an_overlong_line_is_refused_without_being_stored_and_long_games_still_work() {
+    let mut r = uci();
+    // 3 MB without a newline, in pieces, then the rest of the line
+    let chunk = vec![b'a'; 1 << 20];
+    for _ in 0..3 {
+        r.send_raw(&chunk);
+    }
+    r.send("bcd");
+    let err = r.line("info string", 10.0);
+    assert!(err.contains("too long"), "{err}");
+    assert!(!err.contains("aaaaaaaaaa"), "{err}");
+    r.send("isready");
+    r.line("readyok", 5.0);
+    // a real game of 4000 plies (knights out and back) is far below the bound
+    let moves = "g1f3 g8f6 f3g1 f6g8 ".repeat(1000);
+    r.send(&format!("position startpos moves {moves}"));
+    r.send("go depth 2");
+    let out = r.expect("bestmove ", 10.0);
+    assert!(!out.contains("info string"), "{out}");
+    let m = r.line("", 2.0);
+    assert!(legal(
+        &board_after(START, &[]),
+        m.split_whitespace().next().unwrap_or("")
+    ));
+    // the other modes refuse it too
+    let mut x = Rmax::start(&[]);
+    x.send("xboard");
+    x.send_raw(&chunk);
+    x.send_raw(&chunk);
+    x.send("\nping 1");
+    let out = x.expect("pong 1", 10.0);
+    assert!(
+        out.contains("Error (line too long)"),
+        "{}",
+        &out[..out.len().min(200)]
+    );
+}
+
+#[test]
+fn control_characters_from_input_are_escaped_in_messages() {
+    let mut r = uci();
+    r.send_raw(b"\x1b[2Jwipe\x00out\n");
+    r.send_raw(b"position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN\x1b w KQkq - 0 1\n");
+    r.send_raw(b"position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR \x07 KQkq - 0 1\n");
+    r.send_raw(b"setoption name Hash value \x1b9\n");
+    r.send("isready");
+    let out = r.expect("readyok", 5.0);
+    assert!(!out.bytes().any(|b| b < 0x20 && b != b'\n'), "{out:?}");
+    assert!(
+        out.contains("unknown command '\\x1b[2Jwipe\\x00out'"),
+        "{out}"
+    );
+    assert!(out.contains("'\\x1b'"), "{out}");
+    assert!(out.contains("'\\x07'"), "{out}");
+    let mut x = Rmax::start(&[]);
+    x.send("xboard");
+    x.send_raw(b"\x1bfoo\nsetboard 8/8/8/8/8/8/8/K6\x1b w - - 0 1\nusermove e2\x00e4\nping 1\n");
+    let out = x.expect("pong 1", 5.0);
+    assert!(!out.bytes().any(|b| b < 0x20 && b != b'\n'), "{out:?}");
+    assert_eq!(out.matches("\\x").count(), 3, "{out}");
+}
+
+/// The peak resident memory of process `pid` in kB (Linux).
+fn peak_memory_kb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc");
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .expect("VmHWM");
+    line.split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .expect("kB")
+}
+
+#[test]
+fn a_new_hash_table_replaces_the_old_one_instead_of_joining_it() {
+    let mut r = uci();
+    for _ in 0..2 {
+        r.send("setoption name Hash value 512");
+        r.send("isready");
+        r.line("readyok", 30.0);
+    }
+    let peak = peak_memory_kb(r.pid());
+    // one table of 512 MB and some change; two at once would be over 1 GB
+    assert!(peak < 800 << 10, "peak {peak} kB");
+}
+
+#[test]
+fn impossible_material_and_out_of_range_numbers_are_refused_everywhere() {
+    let refused = [
+        (
+            "QQQQQQQQ/QQQQQQQQ/QQQQQQQQ/QQQQQQQK/8/8/8/7k b - - 0 1",
+            "16",
+        ),
+        ("4k3/pppppppp/8/8/8/P7/PPPPPPPP/4K3 w - - 0 1", "9 pawns"),
+        ("4k3/8/8/8/8/8/PPPPPPPP/QQQ1K3 w - - 0 1", "promoted"),
+        ("4k3/8/8/8/8/8/PPPPPPP1/NNNNK3 w - - 0 1", "promoted"),
+        ("4k3/8/8/8/8/8/8/4K3 w - - 0 1000000000000", "out of range"),
+    ];
+    let mut r = uci();
+    for (fen, why) in refused {
+        r.send(&format!("position fen {fen}"));
+        let err = r.line("info string", 5.0);
+        assert!(err.contains(why), "{fen}: {err}");
+        r.send("go depth 3");
+        assert_eq!(r.line("bestmove", 5.0), "bestmove 0000", "{fen}");
+    }
+    // promoted pieces that missing pawns account for are fine
+    r.send("position fen 7k/8/8/8/8/QQRRRBB1/PPPPPP2/6K1 w - - 0 1");
+    r.send("go depth 2");
+    let out = r.expect("bestmove", 10.0);
+    assert!(!out.contains("info string"), "{out}");
+    let mut x = Rmax::start(&[]);
+    x.send("xboard");
+    for (fen, why) in refused {
+        x.send(&format!("setboard {fen}"));
+        let err = x.line("tellusererror", 5.0);
+        assert!(err.contains(why), "{fen}: {err}");
+    }
+    let mut t = Rmax::start(&[]);
+    for (fen, why) in refused {
+        t.send(&format!("setboard {fen}"));
+        t.expect("Bad FEN: ", 5.0); // (after the prompt, on its line)
+        let err = t.line("", 5.0);
+        assert!(err.contains(why), "{fen}: {err}");
+    }
+    for (fen, why) in refused {
+        let (status, _, err) = run(&["perft", "1", fen], 5.0);
+        assert_eq!(status.code(), Some(2), "{fen}");
+        assert!(err.contains(why), "{fen}: {err}");
+    }
+}

@@ -54,6 +54,10 @@ fn handshake_names_the_engine_and_its_options() {
         out.contains("option name Move Overhead type spin default 10 "),
         "{out}"
     );
+    assert!(
+        out.contains("option name Threads type spin default 1 min 1 max 1\n"),
+        "{out}"
+    );
     r.send("isready");
     r.line("readyok", 5.0);
 }
@@ -315,23 +319,39 @@ fn go_perft_prints_the_divide_and_the_total() {
 }
 
 #[test]
-fn an_illegal_move_in_position_is_named_and_the_old_position_kept() {
+fn after_a_refused_position_go_plays_no_move_of_another_position() {
     let _serial = serial();
     let mut r = uci();
+    for refused in [
+        "position startpos moves d2d4 e7e5 d4d6",
+        "position fen 8/8/8 w - - 0 1 moves e2e4",
+        "position nonsense",
+    ] {
+        r.send("position startpos moves e2e4");
+        r.send(refused);
+        let err = r.line("info string", 5.0);
+        assert!(err.contains("error"), "{refused}: {err}");
+        if refused.contains("d4d6") {
+            assert!(err.contains("d4d6"), "{err}");
+        }
+        // the position before the refused one is gone: no move of it may be played
+        r.send("go depth 2");
+        let out = r.expect("bestmove", 10.0);
+        assert!(out.contains("info string error"), "{refused}: {out}");
+        assert_eq!(bestmove_after_prefix(&mut r), "0000", "{refused}");
+    }
+    // a good position, or ucinewgame, ends the refusal
     r.send("position startpos moves e2e4");
-    r.send("position startpos moves d2d4 e7e5 d4d6");
-    let err = r.line("info string", 5.0);
-    assert!(err.contains("d4d6"), "{err}");
-    r.send("position fen 8/8/8 w - - 0 1 moves e2e4");
-    r.line("info string", 5.0);
+    r.send("go depth 2");
+    assert!(legal(
+        &board_after(START, &["e2e4"]),
+        &bestmove(&mut r, 10.0)
+    ));
     r.send("position nonsense");
     r.line("info string", 5.0);
+    r.send("ucinewgame");
     r.send("go depth 2");
-    let m = bestmove(&mut r, 10.0);
-    assert!(
-        legal(&board_after(START, &["e2e4"]), &m),
-        "{m} is not a reply to e2e4"
-    );
+    assert!(legal(&board_after(START, &[]), &bestmove(&mut r, 10.0)));
 }
 
 #[test]
@@ -345,6 +365,7 @@ fn setoption_errors_are_reported_and_change_nothing() {
         "setoption name Hash value 99999999999999999999",
         "setoption name Move Overhead value -5",
         "setoption name Frobnicate value 3",
+        "setoption name Threads value 2",
         "setoption",
         "setoption value 3",
     ] {
@@ -357,6 +378,7 @@ fn setoption_errors_are_reported_and_change_nothing() {
         "setoption name Clear Hash",
         "setoption name Move Overhead value 50",
         "setoption name hash value 4",
+        "setoption name Threads value 1",
     ] {
         r.send(good);
     }
@@ -439,4 +461,256 @@ fn go_with_nonsense_numbers_still_answers() {
         &board_after(START, &["g1f3"]),
         &bestmove(&mut r, 2.0)
     ));
+}
+
+#[test]
+fn go_perft_can_be_stopped_and_isready_is_answered_meanwhile() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("position startpos");
+    r.send("go perft 7"); // 3.2 billion leaves: minutes
+    sleep(Duration::from_millis(100));
+    let clock = Instant::now();
+    r.send("isready");
+    r.line("readyok", 5.0);
+    assert!(
+        clock.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        clock.elapsed()
+    );
+    r.send("stop");
+    let stopped = r.line("info string", 5.0);
+    assert!(stopped.contains("perft stopped"), "{stopped}");
+    assert!(
+        clock.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        clock.elapsed()
+    );
+    // a perft that ends by itself still gives the total, and then searches work as before
+    r.send("go perft 2");
+    assert_eq!(r.line("Nodes searched", 5.0), "Nodes searched: 400");
+    r.send("go depth 2");
+    assert!(legal(&board_after(START, &[]), &bestmove(&mut r, 10.0)));
+}
+
+#[test]
+fn end_of_input_stops_a_search_without_limits_and_plays_its_move() {
+    let _serial = serial();
+    for go in [
+        "go infinite",
+        "go depth 64",
+        "go",
+        "go wtime 100000000 btime 100000000 movestogo 1",
+    ] {
+        let mut r = uci();
+        r.send("position startpos moves e2e4");
+        r.send(go);
+        r.line("info depth 2 ", 5.0);
+        let (status, out, _) = r.wait(3.0);
+        assert!(status.success(), "{go}");
+        let m = out
+            .lines()
+            .find_map(|l| l.strip_prefix("bestmove "))
+            .unwrap_or_else(|| panic!("{go}: no bestmove in {out}"));
+        let m = m.split_whitespace().next().unwrap_or("");
+        assert!(legal(&board_after(START, &["e2e4"]), m), "{go}: {m}");
+    }
+}
+
+#[test]
+fn a_malformed_number_is_reported_and_the_search_still_ends() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("position startpos");
+    for go in [
+        "go depth abc",
+        "go depth 3.5",
+        "go wtime abc btime abc",
+        "go movetime 1e3",
+        "go nodes many",
+        "go infinite depth x", // (infinite is a limit: it waits for stop)
+    ] {
+        let clock = Instant::now();
+        r.send(go);
+        let err = r.line("info string error", 5.0);
+        assert!(err.contains("needs a whole number"), "{go}: {err}");
+        if go.contains("infinite") {
+            assert!(!r.drain(0.5).contains("bestmove"), "{go}");
+            r.send("stop");
+        }
+        let m = bestmove(&mut r, 3.0);
+        assert!(legal(&board_after(START, &[]), &m), "{go}: {m}");
+        assert!(
+            clock.elapsed() < Duration::from_secs(3),
+            "{go}: {:?}",
+            clock.elapsed()
+        );
+    }
+    // the limits that did parse are kept
+    r.send("go depth 2 nodes lots");
+    let out = r.expect("bestmove", 5.0);
+    assert!(
+        out.contains("info depth 2 ") && !out.contains("info depth 3 "),
+        "{out}"
+    );
+}
+
+#[test]
+fn shredder_fen_castling_letters_of_the_corner_rooks_are_understood() {
+    let _serial = serial();
+    let mut r = uci();
+    for (castling, moves) in [
+        ("HAha", ["e1g1", "e8c8"]),
+        ("Hq", ["e1g1", "e8c8"]),
+        ("Ah", ["e1c1", "e8g8"]),
+    ] {
+        let fen = format!("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w {castling} - 0 1");
+        r.send(&format!(
+            "position fen {fen} moves {} {}",
+            moves[0], moves[1]
+        ));
+        r.send("go depth 1");
+        let out = r.expect("bestmove ", 5.0);
+        assert!(!out.contains("info string"), "{castling}: {out}");
+        let want = board_after(&fen.replace(castling, "KQkq"), &moves);
+        assert!(legal(&want, &bestmove_after_prefix(&mut r)), "{castling}");
+    }
+    // other files would be Chess960, which rmax does not play
+    r.send("position fen r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w Bb - 0 1");
+    assert!(r.line("info string", 5.0).contains("Chess960"));
+}
+
+#[test]
+fn go_nodes_0_and_1_still_search_depth_1() {
+    let _serial = serial();
+    let mut r = uci();
+    // the first move generated, a2a3, loses a pawn to ...Bxa3 at once; a search sees that
+    let fen = "rnbqk1nr/pppp1ppp/4p3/8/1b6/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    for go in ["go nodes 0", "go nodes 1"] {
+        r.send(&format!("position fen {fen}"));
+        r.send(go);
+        let out = r.expect("bestmove ", 5.0);
+        assert!(out.contains("info depth 1 "), "{go}: {out}");
+        let m = bestmove_after_prefix(&mut r);
+        assert!(legal(&board_after(fen, &[]), &m), "{go}: {m}");
+        assert!(out.contains(&format!(" pv {m}")), "{go}: {out} {m}");
+    }
+}
+
+#[test]
+fn the_last_info_line_shows_the_move_played_and_seldepth_is_never_below_depth() {
+    let _serial = serial();
+    let mut r = uci();
+    // node limits that end these searches in mid-iteration, after the best move changed
+    for (fen, go) in [
+        (
+            "4k2r/1pb2ppp/1p2p3/1R1p4/3P4/2r1PN2/P4PPP/1R4K1 b - - 3 22",
+            "go nodes 15000",
+        ),
+        (
+            "3q2k1/pb3p1p/4pbp1/2r5/PpN2N2/1P2P2P/5PP1/Q2R2K1 b - - 4 26",
+            "go nodes 15000",
+        ),
+        (MATE_IN_1, "go depth 6"),
+        (MATE_IN_2, "go depth 6"),
+    ] {
+        r.send(&format!("position fen {fen}"));
+        r.send(go);
+        let out = r.expect("bestmove ", 10.0);
+        let m = bestmove_after_prefix(&mut r);
+        let infos: Vec<&str> = out
+            .lines()
+            .filter(|l| l.starts_with("info depth"))
+            .collect();
+        let last = infos.last().expect("info lines");
+        let pv = last.split(" pv ").nth(1).unwrap_or("");
+        assert_eq!(
+            pv.split_whitespace().next(),
+            Some(m.as_str()),
+            "{fen}: {out}"
+        );
+        for info in infos {
+            let words: Vec<&str> = info.split_whitespace().collect();
+            let number = |key| {
+                let i = words.iter().position(|&w| w == key).expect(key);
+                words[i + 1].parse::<u32>().expect("a number")
+            };
+            assert!(number("seldepth") >= number("depth"), "{info}");
+        }
+    }
+}
+
+/// Checks the PV of every `info` line in `out`, searched from `fen` after `moves`: legal
+/// throughout and ending where the game ends (mate, stalemate, threefold repetition, the
+/// fifty-move rule). Returns the last PV.
+fn check_pvs(out: &str, fen: &str, moves: &[&str]) -> Vec<String> {
+    let mut last = vec![];
+    for info in out.lines().filter(|l| l.starts_with("info depth")) {
+        let Some(pv) = info.split(" pv ").nth(1) else {
+            continue;
+        };
+        let mut board = board_after(fen, &[]);
+        let mut keys = vec![board.key];
+        for m in moves {
+            board.make(board.parse_move(m).expect("legal game move"));
+            keys.push(board.key);
+        }
+        let pv: Vec<String> = pv.split_whitespace().map(str::to_string).collect();
+        for (i, m) in pv.iter().enumerate() {
+            let mv = board
+                .parse_move(m)
+                .unwrap_or_else(|| panic!("{m} is illegal in {info}"));
+            board.make(mv);
+            keys.push(board.key);
+            let ended = board.gen(false).is_empty()
+                || board.half >= 100
+                || keys.iter().filter(|&&k| k == board.key).count() >= 3;
+            assert!(
+                !ended || i + 1 == pv.len(),
+                "the PV goes on after the game ended: {info}"
+            );
+        }
+        last = pv;
+    }
+    last
+}
+
+#[test]
+fn principal_variations_are_whole_and_end_where_the_game_ends() {
+    let _serial = serial();
+    let mut r = uci();
+    // a mate in 2: the PV shows all three plies, down to the mate
+    r.send(&format!("position fen {MATE_IN_2}"));
+    r.send("go depth 8");
+    let out = r.expect("bestmove", 20.0);
+    let pv = check_pvs(&out, MATE_IN_2, &[]);
+    let moves: Vec<&str> = pv.iter().map(String::as_str).collect();
+    assert_eq!(moves.len(), 3, "{out}");
+    let before_mate = board_after(MATE_IN_2, &moves[..2]);
+    assert!(
+        mates(
+            &before_mate,
+            before_mate.parse_move(moves[2]).expect("legal")
+        ),
+        "{out}"
+    );
+    // from the start, deep searches show long lines, not three moves
+    r.send("position startpos");
+    r.send("go depth 10");
+    let out = r.expect("bestmove", 60.0);
+    assert!(check_pvs(&out, START, &[]).len() >= 8, "{out}");
+    // a side that can only repeat, and one on the 99th half-move: the PV stops at the draw
+    let repeat = ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"];
+    r.send(&format!("position startpos moves {}", repeat.join(" ")));
+    r.send("go depth 8");
+    check_pvs(&r.expect("bestmove", 20.0), START, &repeat);
+    for fen in [
+        "8/8/8/4k3/8/8/1R6/4K3 w - - 98 80",
+        "7k/8/6K1/8/8/8/8/6R1 b - - 96 80",
+        "6k1/8/8/8/8/8/5q2/7K w - - 90 80",
+    ] {
+        r.send(&format!("position fen {fen}"));
+        r.send("go depth 10");
+        check_pvs(&r.expect("bestmove", 20.0), fen, &[]);
+    }
 }

@@ -39,8 +39,11 @@ fn handshake_announces_exactly_the_features() {
     features.retain(|f| !f.starts_with("myname=") && !f.ends_with('"'));
     features.sort();
     let want = [
+        "analyze=1",
         "colors=0",
         "done=1",
+        "memory=1",
+        "nps=0",
         "ping=1",
         "reuse=1",
         "san=0",
@@ -231,4 +234,69 @@ fn quit_ends_the_process() {
     r.send("quit");
     let (status, _, _) = r.wait(2.0);
     assert!(status.success());
+}
+
+#[test]
+fn an_illegal_move_while_thinking_changes_nothing_and_the_engine_still_moves() {
+    let (mut r, _) = xboard();
+    r.send("new\nst 1\ne2e4");
+    r.line("1 ", 5.0); // thinking
+    r.send("e2e5");
+    assert_eq!(r.line("Illegal", 5.0), "Illegal move: e2e5");
+    let m = engine_move(&mut r, 5.0);
+    assert!(legal(&board_after(START, &["e2e4"]), &m), "{m}");
+    // and the game goes on
+    let reply = if m == "e7e5" { "d2d4" } else { "g1f3" };
+    r.send(reply);
+    let m2 = engine_move(&mut r, 5.0);
+    assert!(
+        legal(&board_after(START, &["e2e4", &m, reply]), &m2),
+        "{m2}"
+    );
+}
+
+#[test]
+fn remove_with_one_move_played_refuses_and_changes_nothing() {
+    let (mut r, _) = xboard();
+    r.send("new\nforce\nusermove e2e4\nremove");
+    assert!(r.line("Error", 5.0).contains("remove"));
+    // e2e4 is still on the board: Black to move
+    r.send("usermove e7e5");
+    let out = sync(&mut r, 1);
+    assert!(!out.contains("Illegal"), "{out}");
+}
+
+#[test]
+fn analysis_mode_follows_the_position_and_answers_status_requests() {
+    let (mut r, _) = xboard();
+    r.send("new\npost\nanalyze");
+    r.line("3 ", 5.0); // thinking output at once
+                       // ping is answered during analysis (it never ends by itself), and no move is played
+    let out = sync(&mut r, 1);
+    assert!(!out.contains("move "), "{out}");
+    r.send(".");
+    let stat = r.line("stat01: ", 5.0);
+    let fields: Vec<&str> = stat.split_whitespace().collect();
+    assert!(fields.len() >= 6, "{stat}");
+    assert_eq!(fields[5], "20", "20 legal moves: {stat}");
+    // a move restarts the analysis on the new position
+    r.send("e2e4");
+    let line = r.line("1 ", 5.0);
+    let first = line.split_whitespace().nth(4).expect("a pv");
+    assert!(legal(&board_after(START, &["e2e4"]), first), "{line}");
+    r.send("undo");
+    let line = r.line("1 ", 5.0);
+    let first = line.split_whitespace().nth(4).expect("a pv");
+    assert!(legal(&board_after(START, &[]), first), "{line}");
+    r.send("setboard 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1");
+    let line = r.line("1 100001 ", 5.0); // mate in 1
+    assert!(line.ends_with("d1d8"), "{line}");
+    r.send("exit");
+    let out = sync(&mut r, 2);
+    assert!(!out.contains("move ") && !out.contains("Error"), "{out}");
+    // out of analysis mode, no more thinking output comes
+    assert!(r.drain(0.3).is_empty());
+    r.send("memory 8");
+    let out = sync(&mut r, 3);
+    assert!(!out.contains("Error"), "{out}");
 }

@@ -61,6 +61,11 @@ impl Rmax {
         }
     }
 
+    /// The process id (to look at its memory in /proc).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends one line (a newline is added).
     pub fn send(&mut self, line: &str) {
         self.send_raw(format!("{line}\n").as_bytes());

@@ -680,6 +680,15 @@ impl Engine {
                 moves.swap(i, j);
                 order.swap(i, j);
                 let (m, c) = (moves[i], b.after(moves[i]));
+                if quiet_node
+                    && d < 4
+                    && i > 0
+                    && order[i] < 1 << 19
+                    && stand + 90 * d <= a
+                    && !c.in_check()
+                {
+                    continue; // futility: near the leaves a quiet move (not a check) will not lift a lost cause
+                }
                 // PVS: the first move gets the full window, the others a null window, late
                 // quiet moves also at reduced depth (LMR); a surprise is searched again in full.
                 let r = (d > 2 && i > 2 && !check && order[i] < 1 << 19) as i32

@@ -569,7 +569,7 @@ impl Engine {
         let first = b.gen(false).first().copied();
         self.search(b, -MATE, MATE, lim.depth.max(1), 0); // (no legal move: returns at once)
         self.info.ms = self.ms(); // (the nodes and seldepth are the whole search's)
-                                  // the PV's first move; a legal move (the first generated) even if stopped at once
+                                  // the PV's first move, or (stopped before any) the first legal move
         (self.info.pv.first().copied().or(first), self.info.clone())
     }
 
@@ -687,7 +687,7 @@ impl Engine {
                     && stand + 90 * d <= a
                     && !c.in_check()
                 {
-                    continue; // futility: near the leaves a quiet move (not a check) will not lift a lost cause
+                    continue; // futility: near the leaves, a quiet non-check cannot lift a lost cause
                 }
                 // PVS: the first move gets the full window, the others a null window, late
                 // quiet moves also at reduced depth (LMR); a surprise is searched again in full.

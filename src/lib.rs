@@ -34,6 +34,9 @@ pub const VALUE: [i32; 12] = [82, 94, 337, 281, 365, 297, 477, 512, 1025, 936, 0
 /// table, 64 squares each from a8 to h1, one char a square: centipawns = 4 * char - 308.
 pub const TABLES: &str = r"MMMMMMMMeo\e^mUJKOSU][SHIPORSPQGFMLPQOOGGLLKNNUJDMHGISWGMMMMMMMMMMMMMMMMyxuornv|efb^[ZabUSPNMNQQPOLKKKNMNOKMMLMKPOOOPMMKMMMMMMMM#7EA\5I2;C_VS]OIA\V]bm_XKQRZV^QSJNQPTRRKGKPORQSIF@JLMQIH3H?EIFHG?CJFEF=4GKGMKGG@GHOOMKHCINSSSPOIIKQSQQNIGLMQOLHGCHKLMHGBF@GIGIA=FN9DGCOKGQIJU\QAIVXWVYVMLNRYVVOMKPPSUPONMQQQQTQONQQMORUMELIHJJCHIHJKKKIGKLOJLJLIMKMMMOMNLOPOQONMKNPROOLKJLOOPNKIIIKMNKIFGKGLKILIUWUZ]OUXTU[]a^SXLRSVQX\QGJOSSVKHDGJMOKOGBGIINMLEBIHKMPK;HJMQQODGPOQQPPONPPPPLNONOOONNLLLNNPMMMMMNNONLKKJLMLMKJKIKKMMKKJLKMNMLJNHFMTP\XXXGCLMI[T[JIOOT[Y[FFIIMQMMKGKKMLNLIMJMLMQNDKPMOQLMMIKOIGEAKSSTTRORIRUW[SUMHOOYYVRONSSX[W[VITRYUUWSIFQOOQONGGEIIGDEEFGBLEHC=SQI?EMPTMHKKLCFKSMIHOSGIHJFEGIDAMFCABE@IIGABEIFMOK=BIOOIVP?OFSQ;DIIJQNIJQQQQWSPOQSQRXXPKSSTSUSNILRSTSOJHLPRSQOKFJNPQNLI@EHJFIGB";
 
+/// Rough piece values (end game) for the gain of a capture or promotion, by type.
+const WORTH: [i32; 7] = [0, 94, 281, 297, 512, 936, 0];
+
 /// Packed score (middle game + end game << 16) of each piece code on each square, White's view.
 static PST: [[i32; 128]; 23] = {
     let mut t = [[0; 128]; 23];
@@ -135,6 +138,8 @@ pub struct Board {
     pub key: u64,
     score: i32,
     phase: i32,
+    /// Square of the white king (index 1) and the black king (2): colour / 8.
+    king: [usize; 3],
 }
 
 impl Board {
@@ -151,6 +156,7 @@ impl Board {
             key: 0,
             score: 0,
             phase: 0,
+            king: [0; 3],
         };
         if f.len() < 4 || f.len() > 6 {
             Err(format!("FEN needs 4 to 6 fields, not {}", f.len()))?
@@ -267,6 +273,9 @@ impl Board {
             self.key ^= z(p as usize * 128 + s);
             self.score += add * PST[p as usize][s];
             self.phase += add * PHASE[p as usize & 7];
+            if p & 7 == 6 {
+                self.king[p as usize / 8] = s;
+            }
         }
     }
 
@@ -282,14 +291,19 @@ impl Board {
 
     /// Is the side to move in check?
     pub fn in_check(&self) -> bool {
-        let king = self.b.iter().position(|&p| p == self.side | 6).unwrap_or(0);
-        attacked(&self.b, king, self.side ^ 24, 0..16)
+        attacked(&self.b, self.king[self.side as usize / 8], self.side ^ 24, 0..16)
     }
 
     /// Legal moves; only captures and queen promotions when `noisy` (for quiescence).
     pub fn gen(&self, noisy: bool) -> Vec<Move> {
+        self.moves(noisy, vec![])
+    }
+
+    /// gen() into `v`, a used list whose memory the search recycles (no allocation per node).
+    fn moves(&self, noisy: bool, mut v: Vec<Move>) -> Vec<Move> {
         let (b, us, them, white) = (&self.b, self.side, self.side ^ 24, self.side == 8);
-        let (mut v, mut king) = (Vec::with_capacity(64), 0);
+        let king = self.king[us as usize / 8];
+        v.clear();
         // adds move f-t; a pawn reaching the last rank as the four promotions (noisy: the queen)
         let mut add = |f: usize, t: usize| {
             for promo in if b[f] & 7 == 1 && (t >> 4) % 7 < 1 {
@@ -325,9 +339,6 @@ impl Board {
                     }
                 }
                 continue;
-            }
-            if k == 6 {
-                king = f;
             }
             for &d in &DIRS[match k {
                 2 => 8..16,
@@ -459,25 +470,28 @@ impl Board {
     }
 }
 
-/// One hash-table slot: a position's key, best move, score, draft and bound.
+/// One hash-table slot, 16 bytes: a position's key, best move (from, to, promotion), bound,
+/// draft and score.
 #[derive(Clone, Copy, Default)]
 struct Entry {
     key: u64,
-    mv: Move,
-    score: i32,
-    depth: i32,
+    mv: [u8; 3],
     /// Bit 1: the score is an upper bound (no move beat alpha), bit 2: a lower bound
     /// (a move beat alpha); 3: exact.
     bound: u8,
+    depth: i16,
+    score: i16,
 }
 
-/// When to stop: plies, nodes, and milliseconds (soft: start no new iteration; hard: abort).
+/// When to stop: plies, nodes, and milliseconds (soft: start no new iteration; hard: abort);
+/// and how many best lines to find (MultiPV).
 #[derive(Clone, Copy)]
 pub struct Limits {
     pub depth: i32,
     pub nodes: u64,
     pub soft: u64,
     pub hard: u64,
+    pub multipv: usize,
 }
 
 impl Default for Limits {
@@ -487,11 +501,13 @@ impl Default for Limits {
             nodes: !0,
             soft: !0,
             hard: !0,
+            multipv: 1,
         }
     }
 }
 
-/// What one completed root iteration found.
+/// What one completed root iteration found for one line (`multipv`: 1 the best, 2 the
+/// second best root move, ...).
 #[derive(Clone, Default)]
 pub struct Info {
     pub depth: i32,
@@ -502,31 +518,41 @@ pub struct Info {
     pub pv: Vec<Move>,
     /// Permille of the first 1000 hash slots in use.
     pub hashfull: usize,
+    pub multipv: usize,
 }
 
-/// The searcher: hash table, limits and counters.
+/// The searcher: hash table, limits, counters and what the search learns as it goes.
 #[derive(Default)]
 pub struct Engine {
     tt: Vec<Entry>,
     /// Set from outside (or by the limits) to stop the search.
     pub stop: Arc<AtomicBool>,
-    /// Called after every completed root iteration.
+    /// Called after every completed root iteration, once per line (MultiPV), best first.
     pub report: Option<Box<dyn FnMut(&Info) + Send>>,
     lim: Limits,
     start: Option<Instant>,
+    nodes: u64,
+    seldepth: usize,
     /// Keys of the game's earlier positions, then of the current search path.
     keys: Vec<u64>,
     /// How many of `keys` are from the game.
     game: usize,
-    info: Info,
     /// Per ply, two quiet moves that recently caused a beta cutoff there.
     killers: Vec<[Move; 2]>,
-    /// Per piece and target square, how often a quiet move cut off, weighted by depth.
+    /// Per piece and target square, how well a quiet move did: up at a cutoff, down when
+    /// tried before one; bounded by +-512, halved at each new search, kept through a game.
     history: Vec<[i32; 128]>,
-    /// Triangular PV: per ply, the best line found below the current node there. A node
-    /// empties its own on entry, so a line ends where the search stopped: at a mate, a draw
-    /// by rule or a hash cutoff (then the hash move ends it).
+    /// Triangular PV: per ply, the best line found below the current node there (PV nodes
+    /// only). A node empties its own on entry, so a line ends where the search stopped.
     pv: Vec<Vec<Move>>,
+    /// Per ply, the static evaluation there (is the side to move improving?).
+    evals: Vec<i32>,
+    /// Per ply, the move list and its order scores, reused from node to node.
+    lists: Vec<(Vec<Move>, Vec<i32>)>,
+    /// Root moves left out (MultiPV: those of the lines found already in this iteration).
+    skip: Vec<Move>,
+    /// Score of the move that last raised alpha at the root.
+    root: i32,
 }
 
 /// Mate scores are stored as distance from the node, read back as distance from the root.
@@ -538,6 +564,11 @@ fn ply_adjust(s: i32, ply: i32) -> i32 {
     }
 }
 
+/// A history score moved by `bonus`, the more the further it is from the bound it goes to.
+fn learn(h: &mut i32, bonus: i32) {
+    *h += bonus - *h * bonus.abs() / 512;
+}
+
 impl Engine {
     /// A searcher with a `mb`-megabyte hash table.
     pub fn new(mb: usize) -> Engine {
@@ -546,9 +577,10 @@ impl Engine {
         e
     }
 
-    /// Empties the hash table and gives it `mb` megabytes.
+    /// Empties the hash table and gives it `mb` megabytes; forgets the history (a new game).
     pub fn resize(&mut self, mb: usize) {
         self.tt = vec![Entry::default(); (mb << 20) / std::mem::size_of::<Entry>()];
+        self.history = vec![[0; 128]; 23];
     }
 
     fn ms(&self) -> u64 {
@@ -556,32 +588,62 @@ impl Engine {
     }
 
     /// Searches `b` (`history`: keys of the earlier positions of the game) within `lim`.
-    /// Returns the best move (None when there is no legal move) and the last iteration's info;
+    /// Returns the best move (None when there is no legal move) and the best line's info;
     /// its score and PV are those of the best move, even from an iteration cut short.
     pub fn think(&mut self, b: &Board, history: &[u64], lim: Limits) -> (Option<Move>, Info) {
-        (self.lim, self.start) = (lim, Some(Instant::now()));
-        (self.keys, self.game, self.info) = (history.to_vec(), history.len(), Info::default());
-        (self.killers, self.history, self.pv) = (
-            vec![Default::default(); 128],
-            vec![[0; 128]; 23],
-            vec![vec![]; 128],
-        );
-        let first = b.gen(false).first().copied();
-        self.search(b, -MATE, MATE, lim.depth.max(1), 0); // (no legal move: returns at once)
-        self.info.ms = self.ms(); // (the nodes and seldepth are the whole search's)
-                                  // the PV's first move, or (stopped before any) the first legal move
-        (self.info.pv.first().copied().or(first), self.info.clone())
+        (self.lim, self.start, self.nodes, self.seldepth) = (lim, Some(Instant::now()), 0, 0);
+        (self.keys, self.game) = (history.to_vec(), history.len());
+        (self.killers, self.pv) = (vec![Default::default(); 128], vec![vec![]; 128]);
+        (self.evals, self.lists) = (vec![0; 128], vec![Default::default(); 128]);
+        self.history.iter_mut().flatten().for_each(|h| *h /= 2); // older lessons fade
+        let moves = b.gen(false);
+        let mut lines = vec![Info::default(); lim.multipv.clamp(1, moves.len().max(1))];
+        'deepen: for d in 1..=lim.depth.max(1) {
+            self.skip.clear();
+            for (k, line) in lines.iter_mut().enumerate() {
+                // aspiration: look near the last iteration's score, widen on a miss
+                let (mut g, mut w) = (line.score, if d > 3 { 25 } else { MATE });
+                loop {
+                    let s = self.search(b, (g - w).max(-MATE), (g + w).min(MATE), d, 0);
+                    if !self.pv[0].is_empty() {
+                        // a move beat alpha: a search stopped even now plays it, with this line
+                        (line.score, line.pv) = (self.root, self.pv[0].clone());
+                    }
+                    if self.stop.load(Relaxed) {
+                        break 'deepen;
+                    }
+                    if moves.is_empty() || (s - g).abs() < w {
+                        line.score = s; // (no legal move: mate or stalemate)
+                        break;
+                    }
+                    (g, w) = (s, w * 2);
+                }
+                self.skip.extend(line.pv.first());
+                (line.depth, line.multipv) = (d, k + 1);
+                (line.nodes, line.seldepth, line.ms) = (self.nodes, self.seldepth, self.ms());
+                line.hashfull = self.tt.iter().take(1000).filter(|e| e.key > 0).count();
+                if let Some(report) = &mut self.report {
+                    report(line);
+                }
+            }
+            if self.ms() >= lim.soft || moves.len() < 2 {
+                break; // no time for another iteration, or no choice to make
+            }
+        }
+        let mut info = lines.swap_remove(0);
+        (info.nodes, info.seldepth, info.ms) = (self.nodes, self.seldepth, self.ms());
+        // the PV's first move, or (stopped before any) the first legal move
+        (info.pv.first().or(moves.first()).copied(), info)
     }
 
     /// Negamax alpha-beta, fail-soft, with internal iterative deepening in every node.
-    fn search(&mut self, b: &Board, mut alpha: i32, mut beta: i32, depth: i32, ply: usize) -> i32 {
+    fn search(&mut self, b: &Board, alpha: i32, beta: i32, depth: i32, ply: usize) -> i32 {
         self.pv[ply].clear();
         if self.stop.load(Relaxed) {
             return 0; // (counting no node)
         }
-        let n = &mut self.info; // counts as it goes; iterations fill in the rest
-        (n.nodes, n.seldepth) = (n.nodes + 1, n.seldepth.max(ply));
-        if n.nodes >= self.lim.nodes || n.nodes & 1023 == 0 && self.ms() >= self.lim.hard {
+        (self.nodes, self.seldepth) = (self.nodes + 1, self.seldepth.max(ply));
+        if self.nodes >= self.lim.nodes || self.nodes & 1023 == 0 && self.ms() >= self.lim.hard {
             self.stop.store(true, Relaxed);
             return 0;
         }
@@ -599,169 +661,180 @@ impl Engine {
             .any(|&k| k == b.key);
         let check = b.in_check();
         if ply > 99 || ply > 0 && (b.half > 99 && !check || b.insufficient() || rep) {
-            return 0; // (ply 100: deeper than any real line; the killer table ends at 128)
+            return 0; // (ply 100: deeper than any real line; the tables end at 128)
         }
         self.keys.push(b.key);
-        let (depth, slot) = (depth.max(0) + check as i32, b.key as usize % self.tt.len()); // check extension
-        let (qs, e, stand) = (depth == 0, self.tt[slot], b.eval()); // depth 0: quiescence
-        let (hit, s) = (e.key == b.key, ply_adjust(e.score, -(ply as i32)));
-        // a deep enough entry cuts if its bound covers the side of the window its score is on
+        let depth = depth.max(0) + check as i32; // check extension
+        let (pv, slot) = (beta - alpha > 1, b.key as usize % self.tt.len());
+        let e = self.tt[slot];
+        let (hit, s, qs) = (e.key == b.key, ply_adjust(e.score.into(), -(ply as i32)), depth < 1);
+        // outside PV nodes a deep enough entry cuts if its bound covers the side of the window
+        // its score is on
         if hit
-            && ply > 0
-            && e.depth >= depth
+            && !pv
+            && e.depth as i32 >= depth
             && e.bound | (s <= alpha) as u8 * 2 | (s >= beta) as u8 == 3
         {
-            if e.mv.from != e.mv.to {
-                self.pv[ply].push(e.mv); // the line ends with the hash move, if there is one
-            }
             return s;
         }
-        if qs && stand >= beta {
-            return stand; // stand pat: the side to move need not capture
+        let mut eval = b.eval();
+        // improving: better than two plies ago, when this side was last to move
+        let improving = ply > 1 && eval > self.evals[ply - 2];
+        self.evals[ply] = eval;
+        if hit && e.bound & if s > eval { 2 } else { 1 } > 0 {
+            eval = s; // the hash score is a truer static evaluation, if its bound allows
         }
-        // the deepening starts after what the hash table knows (quiescence: one pass at 0; the
-        // root from 1, so that even a tiny time limit completes an iteration)
-        let mut first = if hit && ply > 0 { e.depth + 1 } else { 1 }.min(depth);
-        // Null move: if passing still leaves us at or above beta at reduced depth, cut off; deep
-        // down (zugzwang can fool it) trust only a fail high of this node's own search from
-        // depth - 3 on. Not in check, not in PV nodes, not without a piece (zugzwang is common).
-        let mut trust = depth;
-        let quiet_node = !qs && !check && ply > 0 && beta - alpha == 1; // prunable: no PV, no check
-        if quiet_node && depth < 7 && stand - 80 * depth >= beta {
-            return stand; // reverse futility: too far above beta for a shallow search to matter
+        if qs && eval >= beta {
+            return eval; // stand pat: the side to move need not capture
         }
-        if quiet_node
-            && stand >= beta
+        let prune = !pv && !check && !qs; // prunable: no PV, no check, not quiescence
+        if prune && depth < 8 && eval - 71 * (depth - improving as i32) >= beta {
+            return eval; // reverse futility: too far above beta for a shallow search to matter
+        }
+        // Null move: if passing still leaves us at or above beta at reduced depth, cut off. Not
+        // without a piece (zugzwang is common then).
+        if prune
+            && depth > 2
+            && eval >= beta
             && b.b
                 .iter()
                 .any(|&p| p & b.side > 0 && p & 7 > 1 && p & 7 < 6)
         {
-            let s = -self.search(&b.null(), -beta, 1 - beta, depth - 3 - depth / 4, ply + 1);
+            let r = 4 + depth / 5 + ((eval - beta) / 196).min(3);
+            let s = -self.search(&b.null(), -beta, 1 - beta, depth - r, ply + 1);
             if s >= beta {
-                if depth < 6 {
-                    return s.min(MATE - 999); // an unproven mate: the side to move passed
-                }
-                trust = depth - 3;
-                first = first.max(trust);
+                return s.min(MATE - 999); // an unproven mate: the side to move passed
             }
         }
         // Pass 1: generate, and score every move without searching it: MVV/LVA for captures
         // and promotions (victim first, then the cheapest attacker), then killers and history.
-        let mut moves = b.gen(qs);
-        if moves.is_empty() || b.half > 99 && ply > 0 {
-            // mated, stalemated, or in check on the 100th move: mate beats the fifty-move rule
-            return if qs {
-                stand
-            } else if check && moves.is_empty() {
-                ply as i32 - MATE
-            } else {
-                0
-            };
-        }
-        let mut order: Vec<i32> = moves
-            .iter()
-            .map(|m| match (b.b[m.to] & 7) as i32 + m.promo as i32 {
-                0 if self.killers[ply].contains(m) => 1 << 19,
-                0 => self.history[b.b[m.from] as usize][m.to].min((1 << 19) - 1),
-                victim => (1 << 20) + victim * 8 - (b.b[m.from] & 7) as i32,
-            })
-            .collect();
-        let (mut best_move, mut best) = (if hit { e.mv } else { Move::default() }, -MATE);
-        // Pass 2: deepen up to `depth`, each iteration trying the previous one's best move first.
-        let mut d = first;
-        while d <= depth {
-            if let Some(i) = moves.iter().position(|&m| m == best_move) {
-                order[i] = 1 << 30 | d;
+        let (moves, mut order) = std::mem::take(&mut self.lists[ply]);
+        let mut moves = b.moves(qs, moves);
+        let best = 'node: {
+            if moves.is_empty() || b.half > 99 && ply > 0 {
+                // mated, stalemated, or in check on the 100th move: mate beats the fifty-move rule
+                break 'node if qs {
+                    eval
+                } else if check && moves.is_empty() {
+                    ply as i32 - MATE
+                } else {
+                    0
+                };
             }
-            best = if qs { stand } else { -MATE };
-            let mut a = alpha.max(best);
-            for i in 0..moves.len() {
-                let j = (i..moves.len()).max_by_key(|&j| order[j]).unwrap_or(i); // best first
-                moves.swap(i, j);
-                order.swap(i, j);
-                let (m, c) = (moves[i], b.after(moves[i]));
-                if quiet_node
-                    && d < 4
-                    && i > 0
-                    && order[i] < 1 << 19
-                    && stand + 90 * d <= a
-                    && !c.in_check()
-                {
-                    continue; // futility: near the leaves, a quiet non-check cannot lift a lost cause
+            order.clear();
+            order.extend(moves.iter().map(|m| {
+                match (b.b[m.to] & 7) as i32 + m.promo as i32 {
+                    0 if self.killers[ply].contains(m) => 1 << 19,
+                    0 => self.history[b.b[m.from] as usize][m.to],
+                    victim => (1 << 20) + victim * 8 - (b.b[m.from] & 7) as i32,
                 }
-                // PVS: the first move gets the full window, the others a null window, late
-                // quiet moves also at reduced depth (LMR); a surprise is searched again in full.
-                let r = (d > 2 && i > 2 && !check && order[i] < 1 << 19) as i32
-                    * ((d as f32).ln() * (i as f32).ln() / 2.) as i32;
-                let mut s = a + 1;
-                if i > 0 {
-                    s = -self.search(&c, -a - 1, -a, d - 1 - r, ply + 1);
+            }));
+            let mut best_move = Move {
+                from: e.mv[0].into(),
+                to: e.mv[1].into(),
+                promo: e.mv[2],
+            };
+            let mut best = 0;
+            // Pass 2: deepen from one past what the hash table knows up to `depth` (quiescence:
+            // one pass at 0), each iteration trying the previous one's best move first.
+            for d in if hit { e.depth as i32 + 1 } else { 1 }.min(depth)..=depth {
+                if let Some(i) = moves.iter().position(|&m| m == best_move) {
+                    order[i] = 1 << 30 | d;
                 }
-                if s > a && (i == 0 || r > 0 || s < beta) {
-                    s = -self.search(&c, -beta, -a, d - 1, ply + 1);
-                }
-                if self.stop.load(Relaxed) {
-                    return 0;
-                }
-                best = best.max(s);
-                if s > a {
-                    (a, best_move) = (s, m);
-                    self.pv[ply] = [&[m], &self.pv[ply + 1][..]].concat();
-                    if ply == 0 {
-                        // also mid-iteration: a search stopped now plays m, with this line
-                        (self.info.score, self.info.pv) = (s, self.pv[0].clone());
+                best = if qs { eval } else { -MATE };
+                let (mut a, mut tried, mut quiets) = (alpha.max(best), 0, 0);
+                for i in 0..moves.len() {
+                    let j = (i..moves.len()).max_by_key(|&j| order[j]).unwrap_or(i); // best first
+                    moves.swap(i, j);
+                    order.swap(i, j);
+                    let (m, victim) = (moves[i], b.b[moves[i].to] as usize & 7);
+                    let quiet = victim + m.promo as usize == 0;
+                    if ply == 0 && self.skip.contains(&m) {
+                        continue; // MultiPV: a root move of a line found already
                     }
-                }
-                if s >= beta {
-                    if order[i] < 1 << 20 {
-                        // a quiet move cut off: remember it as killer, credit its history
-                        self.history[b.b[m.from] as usize][m.to] += d * d;
-                        if self.killers[ply][0] != m {
-                            self.killers[ply] = [m, self.killers[ply][0]];
+                    // the most this move can gain: the victim, or a promotion's new piece
+                    let gain = WORTH[victim] + WORTH[m.promo as usize];
+                    // futility (quiescence: delta pruning): near the leaves, a move that cannot
+                    // win back enough to lift a lost cause is skipped; late-move pruning: past
+                    // enough quiet moves, the rest will not cut. Not a move that gives check
+                    // (mates hide there).
+                    if ((qs || prune && tried > 0 && d < 8) && eval + 50 + 100 * d + gain <= a
+                        || prune && quiet && quiets > (1 + d * d) >> !improving as i32)
+                        && !b.after(m).in_check()
+                    {
+                        continue;
+                    }
+                    let c = b.after(m);
+                    let calm = !c.in_check();
+                    let h = self.history[b.b[m.from] as usize][m.to];
+                    // PVS: the first move gets the full window, the others a null window, late
+                    // quiet moves also at reduced depth (LMR); a surprise is searched again
+                    let r = if d > 2 && tried > 1 && quiet {
+                        (((d as f32).ln() * (tried as f32).ln() / 2.) as i32 + !pv as i32
+                            - improving as i32
+                            - h / 256
+                            - !calm as i32)
+                            .clamp(0, d - 1)
+                    } else {
+                        0
+                    };
+                    let mut s = a + 1; // (the first move: as if it beat alpha)
+                    if tried > 0 {
+                        s = -self.search(&c, -a - 1, -a, d - 1 - r, ply + 1);
+                    }
+                    if s > a && r > 0 {
+                        s = -self.search(&c, -a - 1, -a, d - 1, ply + 1);
+                    }
+                    if s > a && (tried == 0 || s < beta) {
+                        s = -self.search(&c, -beta, -a, d - 1, ply + 1);
+                    }
+                    if self.stop.load(Relaxed) {
+                        break 'node 0;
+                    }
+                    (tried, quiets) = (tried + 1, quiets + (quiet && calm) as i32);
+                    best = best.max(s);
+                    if s > a {
+                        (a, best_move) = (s, m);
+                        if pv {
+                            self.pv[ply] = [&[m], &self.pv[ply + 1][..]].concat();
+                            self.root = s; // (meaningful at the root)
                         }
                     }
-                    break;
+                    if s >= beta {
+                        if quiet {
+                            // a quiet move cut off: remember it as killer; its history goes up,
+                            // that of the quiet moves tried before it down
+                            learn(&mut self.history[b.b[m.from] as usize][m.to], d * d);
+                            for q in &moves[..i] {
+                                if b.b[q.to] == 0 && q.promo == 0 {
+                                    learn(&mut self.history[b.b[q.from] as usize][q.to], -d * d);
+                                }
+                            }
+                            if self.killers[ply][0] != m {
+                                self.killers[ply] = [m, self.killers[ply][0]];
+                            }
+                        }
+                        break;
+                    }
+                }
+                // replace another position's entry unless this is a quiescence store and it
+                // holds a real search; this one's if searched as deep
+                let old = self.tt[slot];
+                if (d >= old.depth.into() || old.key != b.key && d > 0)
+                    && (ply > 0 || self.skip.is_empty())
+                {
+                    self.tt[slot] = Entry {
+                        key: b.key,
+                        mv: [best_move.from as u8, best_move.to as u8, best_move.promo],
+                        bound: (best > alpha) as u8 * 2 + (best < beta) as u8,
+                        depth: d as i16,
+                        score: ply_adjust(best, ply as i32) as i16,
+                    };
                 }
             }
-            let old = self.tt[slot]; // replace another position, or this one searched less deep
-            if old.key != b.key || d >= old.depth {
-                self.tt[slot] = Entry {
-                    key: b.key,
-                    mv: best_move,
-                    score: ply_adjust(best, ply as i32),
-                    depth: d,
-                    bound: (best > alpha) as u8 * 2 + (best < beta) as u8,
-                };
-            }
-            if ply == 0 && (best <= alpha || best >= beta) {
-                (alpha, beta) = (-MATE, MATE); // the root's aspiration window missed: open it
-                continue;
-            }
-            if best >= beta && d >= trust {
-                break; // a verified null-move cutoff
-            }
-            if ply == 0 {
-                // aspiration: the next iteration looks only near this score
-                (alpha, beta) = if d > 3 {
-                    (best - 25, best + 25)
-                } else {
-                    (-MATE, MATE)
-                };
-                self.info = Info {
-                    depth: d,
-                    ms: self.ms(),
-                    hashfull: self.tt.iter().take(1000).filter(|e| e.key > 0).count(),
-                    ..self.info.clone() // score and PV of the best move; nodes and seldepth so far
-                };
-                if let Some(report) = &mut self.report {
-                    report(&self.info);
-                }
-                if self.ms() >= self.lim.soft || moves.len() == 1 {
-                    break; // no time for another iteration, or no choice to make
-                }
-            }
-            d += 1;
-        }
+            best
+        };
+        self.lists[ply] = (moves, order);
         best
     }
 }

@@ -100,6 +100,18 @@ fn attacked(b: &[u8; 128], s: usize, them: u8, mut dirs: std::ops::Range<usize>)
     })
 }
 
+/// The step vectors of piece type `k` of colour `side` (a pawn's: its two captures).
+fn steps(k: u8, side: u8) -> &'static [usize] {
+    let pawn = side as usize / 4 + 2; // White's captures are DIRS[4..6], Black's DIRS[6..8]
+    &DIRS[match k {
+        1 => pawn..pawn + 2,
+        2 => 8..16,
+        3 => 4..8,
+        4 => 0..4,
+        _ => 0..8,
+    }]
+}
+
 /// Name of square `s`, e.g. "e4".
 pub fn square_name(s: usize) -> String {
     format!("{}{}", (b'a' + s as u8 % 8) as char, (s >> 4) + 1)
@@ -296,11 +308,12 @@ impl Board {
 
     /// Legal moves; only captures and queen promotions when `noisy` (for quiescence).
     pub fn gen(&self, noisy: bool) -> Vec<Move> {
-        self.moves(noisy, vec![])
+        self.moves(noisy, vec![], self.in_check())
     }
 
-    /// gen() into `v`, a used list whose memory the search recycles (no allocation per node).
-    fn moves(&self, noisy: bool, mut v: Vec<Move>) -> Vec<Move> {
+    /// gen() into `v`, a used list whose memory the search recycles (no allocation per node);
+    /// `check`: the side to move is in check (the search knows it already).
+    fn moves(&self, noisy: bool, mut v: Vec<Move>, check: bool) -> Vec<Move> {
         let (b, us, them, white) = (&self.b, self.side, self.side ^ 24, self.side == 8);
         let king = self.king[us as usize / 8];
         v.clear();
@@ -340,12 +353,7 @@ impl Board {
                 }
                 continue;
             }
-            for &d in &DIRS[match k {
-                2 => 8..16,
-                3 => 4..8,
-                4 => 0..4,
-                _ => 0..8,
-            }] {
+            for &d in steps(k, us) {
                 let mut t = f + d & 255;
                 while t & 0x88 == 0 && b[t] & us == 0 {
                     if !noisy || b[t] > 0 {
@@ -360,7 +368,7 @@ impl Board {
         }
         let safe = |s| !attacked(b, s, them, 0..16);
         // rights: White's K and Q are bits 0 and 1, Black's bits 2 and 3
-        let (check, rights) = (!safe(king), self.castle >> us / 4 - 2);
+        let rights = self.castle >> us / 4 - 2;
         // castling (right, direction, squares up to the rook): rights imply king and rook at home;
         // the king may not be in or pass through check (its landing square is tested below)
         for (r, d, n) in [(1, 1, 2), (2, 255, 3)] {
@@ -373,27 +381,52 @@ impl Board {
                 add(king, king + d * 2 & 255);
             }
         }
-        v.retain(|&Move { from: f, to: t, .. }| {
-            let (mut x, p) = (*b, b[f]);
-            let (dr, df) = ((f >> 4).abs_diff(king >> 4), (f & 7).abs_diff(king & 7));
-            // in check, king moves and e.p. need the full test; any other move can only expose the
-            // king to a slider, and only if it leaves a square on one of the king's lines
-            let dirs = if check || p & 7 == 6 || t == self.ep {
-                0..16
-            } else if dr == df {
-                4..8 // on a diagonal only a bishop or queen can be unmasked
-            } else if dr * df == 0 {
-                0..4 // on a file or rank, a rook or queen
-            } else {
-                return true;
-            };
-            if p & 7 == 1 && t == self.ep {
-                x[t ^ 16] = 0;
+        // pins: an own piece alone on a line between the king and an enemy slider that moves
+        // along it may only stay on that line; pin[s] is the line's direction
+        let mut pin = [0; 128];
+        for (i, &d) in DIRS[..8].iter().enumerate() {
+            let (mut t, mut own) = (king + d & 255, None);
+            // out from the king over empty squares and at most one own piece
+            while t & 0x88 == 0 && (b[t] == 0 || b[t] & us > 0 && own.replace(t).is_none()) {
+                t = t + d & 255;
             }
-            (x[t], x[f]) = (p, 0);
-            !attacked(&x, if p & 7 == 6 { t } else { king }, them, dirs)
+            let k = b[t & 127] & 7; // the piece met beyond it, if any
+            if t & 0x88 == 0 && b[t] & them > 0 && (k == 5 || k == [4, 3][i / 4]) {
+                pin[own.unwrap_or(128) & 127] = d; // (with no own piece between: a check)
+            }
+        }
+        v.retain(|&Move { from: f, to: t, .. }| {
+            let (mut x, p, d) = (*b, b[f], pin[f]);
+            if check || p & 7 == 6 || p & 7 == 1 && t == self.ep {
+                // in check, king moves and e.p. get the full test: make the move and look
+                if t == self.ep {
+                    x[t ^ 16] = 0;
+                }
+                (x[t], x[f]) = (p, 0);
+                return !attacked(&x, if p & 7 == 6 { t } else { king }, them, 0..16);
+            }
+            // a pinned piece: t must be on the pin's line, out from the king
+            let mut s = king + d & 255;
+            while d > 0 && s != t && s & 0x88 == 0 {
+                s = s + d & 255;
+            }
+            s == t || d == 0
         });
         v
+    }
+
+    /// Does `m` give check directly (the piece it puts on m.to attacks the enemy king)? Cheaper
+    /// than making it; blind to discovered checks and to the rook of a castling.
+    fn checks(&self, m: Move) -> bool {
+        let (k, king) = (m.promo.max(self.b[m.from] & 7), self.king[self.side as usize / 8 ^ 3]);
+        steps(k, self.side).iter().any(|&d| {
+            let mut s = m.to + d & 255;
+            // a slider passes over empty squares, and over the one it leaves
+            while k > 2 && k < 6 && s != king && s & 0x88 == 0 && (self.b[s] == 0 || s == m.from) {
+                s = s + d & 255;
+            }
+            s == king
+        })
     }
 
     /// Plays a legal move.
@@ -596,7 +629,7 @@ impl Engine {
         (self.killers, self.pv) = (vec![Default::default(); 128], vec![vec![]; 128]);
         (self.evals, self.lists) = (vec![0; 128], vec![Default::default(); 128]);
         self.history.iter_mut().flatten().for_each(|h| *h /= 2); // older lessons fade
-        let moves = b.gen(false);
+        let (moves, check) = (b.gen(false), b.in_check());
         let mut lines = vec![Info::default(); lim.multipv.clamp(1, moves.len().max(1))];
         'deepen: for d in 1..=lim.depth.max(1) {
             self.skip.clear();
@@ -604,7 +637,7 @@ impl Engine {
                 // aspiration: look near the last iteration's score, widen on a miss
                 let (mut g, mut w) = (line.score, if d > 3 { 25 } else { MATE });
                 loop {
-                    let s = self.search(b, (g - w).max(-MATE), (g + w).min(MATE), d, 0);
+                    let s = self.search(b, (g - w).max(-MATE), (g + w).min(MATE), d, 0, check);
                     if !self.pv[0].is_empty() {
                         // a move beat alpha: a search stopped even now plays it, with this line
                         (line.score, line.pv) = (self.root, self.pv[0].clone());
@@ -637,7 +670,8 @@ impl Engine {
     }
 
     /// Negamax alpha-beta, fail-soft, with internal iterative deepening in every node.
-    fn search(&mut self, b: &Board, alpha: i32, beta: i32, depth: i32, ply: usize) -> i32 {
+    /// `check`: the side to move is in check.
+    fn search(&mut self, b: &Board, alpha: i32, beta: i32, depth: i32, ply: usize, check: bool) -> i32 {
         self.pv[ply].clear();
         if self.stop.load(Relaxed) {
             return 0; // (counting no node)
@@ -659,7 +693,6 @@ impl Engine {
             .skip(1)
             .step_by(2)
             .any(|&k| k == b.key);
-        let check = b.in_check();
         if ply > 99 || ply > 0 && (b.half > 99 && !check || b.insufficient() || rep) {
             return 0; // (ply 100: deeper than any real line; the tables end at 128)
         }
@@ -701,7 +734,7 @@ impl Engine {
                 .any(|&p| p & b.side > 0 && p & 7 > 1 && p & 7 < 6)
         {
             let r = 4 + depth / 5 + ((eval - beta) / 196).min(3);
-            let s = -self.search(&b.null(), -beta, 1 - beta, depth - r, ply + 1);
+            let s = -self.search(&b.null(), -beta, 1 - beta, depth - r, ply + 1, false);
             if s >= beta {
                 return s.min(MATE - 999); // an unproven mate: the side to move passed
             }
@@ -709,7 +742,7 @@ impl Engine {
         // Pass 1: generate, and score every move without searching it: MVV/LVA for captures
         // and promotions (victim first, then the cheapest attacker), then killers and history.
         let (moves, mut order) = std::mem::take(&mut self.lists[ply]);
-        let mut moves = b.moves(qs, moves);
+        let mut moves = b.moves(qs, moves, check);
         let best = 'node: {
             if moves.is_empty() || b.half > 99 && ply > 0 {
                 // mated, stalemated, or in check on the 100th move: mate beats the fifty-move rule
@@ -760,7 +793,7 @@ impl Engine {
                     // (mates hide there).
                     if ((qs || prune && tried > 0 && d < 8) && eval + 50 + 100 * d + gain <= a
                         || prune && quiet && quiets > (1 + d * d) >> !improving as i32)
-                        && !b.after(m).in_check()
+                        && !b.checks(m)
                     {
                         continue;
                     }
@@ -780,13 +813,13 @@ impl Engine {
                     };
                     let mut s = a + 1; // (the first move: as if it beat alpha)
                     if tried > 0 {
-                        s = -self.search(&c, -a - 1, -a, d - 1 - r, ply + 1);
+                        s = -self.search(&c, -a - 1, -a, d - 1 - r, ply + 1, !calm);
                     }
                     if s > a && r > 0 {
-                        s = -self.search(&c, -a - 1, -a, d - 1, ply + 1);
+                        s = -self.search(&c, -a - 1, -a, d - 1, ply + 1, !calm);
                     }
                     if s > a && (tried == 0 || s < beta) {
-                        s = -self.search(&c, -beta, -a, d - 1, ply + 1);
+                        s = -self.search(&c, -beta, -a, d - 1, ply + 1, !calm);
                     }
                     if self.stop.load(Relaxed) {
                         break 'node 0;

@@ -383,7 +383,7 @@ impl Board {
         }
         // pins: an own piece alone on a line between the king and an enemy slider that moves
         // along it may only stay on that line; pin[s] is the line's direction
-        let mut pin = [0; 128];
+        let mut pin = [0u8; 128];
         for (i, &d) in DIRS[..8].iter().enumerate() {
             let (mut t, mut own) = (king + d & 255, None);
             // out from the king over empty squares and at most one own piece
@@ -392,13 +392,14 @@ impl Board {
             }
             let k = b[t & 127] & 7; // the piece met beyond it, if any
             if t & 0x88 == 0 && b[t] & them > 0 && (k == 5 || k == [4, 3][i / 4]) {
-                pin[own.unwrap_or(128) & 127] = d; // (with no own piece between: a check)
+                pin[own.unwrap_or(128) & 127] = d as u8; // (with no own piece between: a check)
             }
         }
         v.retain(|&Move { from: f, to: t, .. }| {
-            let (mut x, p, d) = (*b, b[f], pin[f]);
+            let (p, d) = (b[f], pin[f] as usize);
             if check || p & 7 == 6 || p & 7 == 1 && t == self.ep {
                 // in check, king moves and e.p. get the full test: make the move and look
+                let mut x = *b;
                 if t == self.ep {
                     x[t ^ 16] = 0;
                 }

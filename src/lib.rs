@@ -72,31 +72,25 @@ fn lost(s: usize) -> usize {
     }
 }
 
-/// Is square `s` attacked by colour `them` on board `b`, along the directions DIRS[dirs]?
-fn attacked(b: &[u8; 128], s: usize, them: u8, mut dirs: std::ops::Range<usize>) -> bool {
-    dirs.any(|i| {
-        let (d, mut t) = (DIRS[i], s + DIRS[i] & 255);
-        while t & 0x88 == 0 {
-            let (p, k) = (b[t], b[t] & 7);
-            if p > 0 {
-                // the first piece met: a knight a jump away; a queen, a rook on a file or rank,
-                // a bishop on a diagonal; a king, or a pawn facing this way, next door
-                return p & them > 0
-                    && if i > 7 {
-                        k == 2
-                    } else {
-                        k == 5
-                            || k == [4, 3][i / 4]
-                            || t == s + d & 255
-                                && (k == 6 || k == 1 && i > 3 && (d > 128) == (them == 8))
-                    };
-            }
-            if i > 7 {
-                break; // knights jump once
-            }
-            t = t + d & 255;
-        }
-        false
+/// The first square from `s` along step `d` (for a leaper: the next one) that is occupied or off
+/// the board.
+fn ray(b: &[u8; 128], s: usize, d: usize, slide: bool) -> usize {
+    let mut t = s + d & 255;
+    while slide && t & 0x88 == 0 && b[t] == 0 {
+        t = t + d & 255;
+    }
+    t
+}
+
+/// Is square `s` attacked by colour `them` on board `b`? Looking out from `s`: a pawn or a
+/// knight a step away; a bishop or rook, or a queen, first on its line; a king next door.
+fn attacked(b: &[u8; 128], s: usize, them: u8) -> bool {
+    (1..5).any(|k| {
+        steps(k, them ^ 24).iter().any(|&d| {
+            let (t, q) = (ray(b, s, d, k > 2), them | 5);
+            t & 0x88 == 0
+                && (b[t] == them | k || k > 2 && (b[t] == q || b[t] == q + 1 && t == s + d & 255))
+        })
     })
 }
 
@@ -123,6 +117,13 @@ pub struct Move {
     pub from: usize,
     pub to: usize,
     pub promo: u8,
+}
+
+impl Move {
+    /// The move in 3 bytes, for the hash table.
+    fn pack(self) -> [u8; 3] {
+        [self.from as u8, self.to as u8, self.promo]
+    }
 }
 
 impl fmt::Display for Move {
@@ -303,7 +304,7 @@ impl Board {
 
     /// Is the side to move in check?
     pub fn in_check(&self) -> bool {
-        attacked(&self.b, self.king[self.side as usize / 8], self.side ^ 24, 0..16)
+        attacked(&self.b, self.king[self.side as usize / 8], self.side ^ 24)
     }
 
     /// Legal moves; only captures and queen promotions when `noisy` (for quiescence).
@@ -366,7 +367,6 @@ impl Board {
                 }
             }
         }
-        let safe = |s| !attacked(b, s, them, 0..16);
         // rights: White's K and Q are bits 0 and 1, Black's bits 2 and 3
         let rights = self.castle >> us / 4 - 2;
         // castling (right, direction, squares up to the rook): rights imply king and rook at home;
@@ -376,7 +376,7 @@ impl Board {
                 && !check
                 && rights & r > 0
                 && (1..=n).all(|i| b[king + d * i & 255] == 0)
-                && safe(king + d & 255)
+                && !attacked(b, king + d & 255, them)
             {
                 add(king, king + d * 2 & 255);
             }
@@ -385,14 +385,20 @@ impl Board {
         // along it may only stay on that line; pin[s] is the line's direction
         let mut pin = [0u8; 128];
         for (i, &d) in DIRS[..8].iter().enumerate() {
-            let (mut t, mut own) = (king + d & 255, None);
-            // out from the king over empty squares and at most one own piece
-            while t & 0x88 == 0 && (b[t] == 0 || b[t] & us > 0 && own.replace(t).is_none()) {
-                t = t + d & 255;
-            }
-            let k = b[t & 127] & 7; // the piece met beyond it, if any
-            if t & 0x88 == 0 && b[t] & them > 0 && (k == 5 || k == [4, 3][i / 4]) {
-                pin[own.unwrap_or(128) & 127] = d as u8; // (with no own piece between: a check)
+            // the first piece out from the king, and the next
+            let (s, t) = (
+                ray(b, king, d, true),
+                ray(b, ray(b, king, d, true), d, true),
+            );
+            let k = b[t & 127] & 7;
+            // an own piece, then an enemy slider moving along the line
+            if s & 0x88 == 0
+                && b[s] & us > 0
+                && t & 0x88 == 0
+                && b[t] & them > 0
+                && (k == 5 || k == [4, 3][i / 4])
+            {
+                pin[s] = d as u8;
             }
         }
         v.retain(|&Move { from: f, to: t, .. }| {
@@ -404,14 +410,11 @@ impl Board {
                     x[t ^ 16] = 0;
                 }
                 (x[t], x[f]) = (p, 0);
-                return !attacked(&x, if p & 7 == 6 { t } else { king }, them, 0..16);
+                return !attacked(&x, if p & 7 == 6 { t } else { king }, them);
             }
-            // a pinned piece: t must be on the pin's line, out from the king
-            let mut s = king + d & 255;
-            while d > 0 && s != t && s & 0x88 == 0 {
-                s = s + d & 255;
-            }
-            s == t || d == 0
+            // a pinned piece: t must be on the pin's line, out from the king (seven steps of a
+            // line never come back onto the board)
+            d == 0 || (1..8).any(|i| king + d * i & 255 == t)
         });
         v
     }
@@ -419,15 +422,12 @@ impl Board {
     /// Does `m` give check directly (the piece it puts on m.to attacks the enemy king)? Cheaper
     /// than making it; blind to discovered checks and to the rook of a castling.
     fn checks(&self, m: Move) -> bool {
-        let (k, king) = (m.promo.max(self.b[m.from] & 7), self.king[self.side as usize / 8 ^ 3]);
-        steps(k, self.side).iter().any(|&d| {
-            let mut s = m.to + d & 255;
-            // a slider passes over empty squares, and over the one it leaves
-            while k > 2 && k < 6 && s != king && s & 0x88 == 0 && (self.b[s] == 0 || s == m.from) {
-                s = s + d & 255;
-            }
-            s == king
-        })
+        let (k, mut x) = (m.promo.max(self.b[m.from] & 7), self.b);
+        x[m.from] = 0; // (a slider may look back over the square it leaves)
+        let king = self.king[self.side as usize / 8 ^ 3];
+        steps(k, self.side)
+            .iter()
+            .any(|&d| ray(&x, m.to, d, k > 2 && k < 6) == king)
     }
 
     /// Plays a legal move.
@@ -598,11 +598,6 @@ fn ply_adjust(s: i32, ply: i32) -> i32 {
     }
 }
 
-/// A history score moved by `bonus`, the more the further it is from the bound it goes to.
-fn learn(h: &mut i32, bonus: i32) {
-    *h += bonus - *h * bonus.abs() / 512;
-}
-
 impl Engine {
     /// A searcher with a `mb`-megabyte hash table.
     pub fn new(mb: usize) -> Engine {
@@ -626,15 +621,15 @@ impl Engine {
     /// its score and PV are those of the best move, even from an iteration cut short.
     pub fn think(&mut self, b: &Board, history: &[u64], lim: Limits) -> (Option<Move>, Info) {
         (self.lim, self.start, self.nodes, self.seldepth) = (lim, Some(Instant::now()), 0, 0);
-        (self.keys, self.game) = (history.to_vec(), history.len());
-        (self.killers, self.pv) = (vec![Default::default(); 128], vec![vec![]; 128]);
-        (self.evals, self.lists) = (vec![0; 128], vec![Default::default(); 128]);
+        (self.keys, self.game, self.pv) = (history.to_vec(), history.len(), vec![vec![]; 128]);
+        (self.killers, self.evals) = (vec![Default::default(); 128], vec![0; 128]);
+        self.lists = vec![Default::default(); 128];
         self.history.iter_mut().flatten().for_each(|h| *h /= 2); // older lessons fade
         let (moves, check) = (b.gen(false), b.in_check());
         let mut lines = vec![Info::default(); lim.multipv.clamp(1, moves.len().max(1))];
         'deepen: for d in 1..=lim.depth.max(1) {
             self.skip.clear();
-            for (k, line) in lines.iter_mut().enumerate() {
+            for line in &mut lines {
                 // aspiration: look near the last iteration's score, widen on a miss
                 let (mut g, mut w) = (line.score, if d > 3 { 25 } else { MATE });
                 loop {
@@ -653,9 +648,12 @@ impl Engine {
                     (g, w) = (s, w * 2);
                 }
                 self.skip.extend(line.pv.first());
+            }
+            // best first: a later line can score above an earlier one (another search)
+            lines.sort_by_key(|l| -l.score);
+            for (k, line) in lines.iter_mut().enumerate() {
                 (line.depth, line.multipv) = (d, k + 1);
-                (line.nodes, line.seldepth, line.ms) = (self.nodes, self.seldepth, self.ms());
-                line.hashfull = self.tt.iter().take(1000).filter(|e| e.key > 0).count();
+                self.stamp(line);
                 if let Some(report) = &mut self.report {
                     report(line);
                 }
@@ -665,14 +663,28 @@ impl Engine {
             }
         }
         let mut info = lines.swap_remove(0);
-        (info.nodes, info.seldepth, info.ms) = (self.nodes, self.seldepth, self.ms());
+        self.stamp(&mut info);
         // the PV's first move, or (stopped before any) the first legal move
         (info.pv.first().or(moves.first()).copied(), info)
     }
 
+    /// Fills in the counters and clocks of a line.
+    fn stamp(&self, i: &mut Info) {
+        (i.nodes, i.seldepth, i.ms) = (self.nodes, self.seldepth, self.ms());
+        i.hashfull = self.tt.iter().take(1000).filter(|e| e.key > 0).count();
+    }
+
     /// Negamax alpha-beta, fail-soft, with internal iterative deepening in every node.
     /// `check`: the side to move is in check.
-    fn search(&mut self, b: &Board, alpha: i32, beta: i32, depth: i32, ply: usize, check: bool) -> i32 {
+    fn search(
+        &mut self,
+        b: &Board,
+        alpha: i32,
+        beta: i32,
+        depth: i32,
+        ply: usize,
+        check: bool,
+    ) -> i32 {
         self.pv[ply].clear();
         if self.stop.load(Relaxed) {
             return 0; // (counting no node)
@@ -701,7 +713,11 @@ impl Engine {
         let depth = depth.max(0) + check as i32; // check extension
         let (pv, slot) = (beta - alpha > 1, b.key as usize % self.tt.len());
         let e = self.tt[slot];
-        let (hit, s, qs) = (e.key == b.key, ply_adjust(e.score.into(), -(ply as i32)), depth < 1);
+        let (hit, s, qs) = (
+            e.key == b.key,
+            ply_adjust(e.score.into(), -(ply as i32)),
+            depth < 1,
+        );
         // outside PV nodes a deep enough entry cuts if its bound covers the side of the window
         // its score is on
         if hit
@@ -713,7 +729,7 @@ impl Engine {
         }
         let mut eval = b.eval();
         // improving: better than two plies ago, when this side was last to move
-        let improving = ply > 1 && eval > self.evals[ply - 2];
+        let improving = (ply > 1 && eval > self.evals[ply - 2]) as i32;
         self.evals[ply] = eval;
         if hit && e.bound & if s > eval { 2 } else { 1 } > 0 {
             eval = s; // the hash score is a truer static evaluation, if its bound allows
@@ -722,7 +738,7 @@ impl Engine {
             return eval; // stand pat: the side to move need not capture
         }
         let prune = !pv && !check && !qs; // prunable: no PV, no check, not quiescence
-        if prune && depth < 8 && eval - 71 * (depth - improving as i32) >= beta {
+        if prune && depth < 8 && eval - 71 * (depth - improving) >= beta {
             return eval; // reverse futility: too far above beta for a shallow search to matter
         }
         // Null move: if passing still leaves us at or above beta at reduced depth, cut off. Not
@@ -756,23 +772,21 @@ impl Engine {
                 };
             }
             order.clear();
-            order.extend(moves.iter().map(|m| {
-                match (b.b[m.to] & 7) as i32 + m.promo as i32 {
-                    0 if self.killers[ply].contains(m) => 1 << 19,
-                    0 => self.history[b.b[m.from] as usize][m.to],
-                    victim => (1 << 20) + victim * 8 - (b.b[m.from] & 7) as i32,
-                }
-            }));
-            let mut best_move = Move {
-                from: e.mv[0].into(),
-                to: e.mv[1].into(),
-                promo: e.mv[2],
-            };
+            order.extend(
+                moves
+                    .iter()
+                    .map(|m| match (b.b[m.to] & 7) as i32 + m.promo as i32 {
+                        0 if self.killers[ply].contains(m) => 1 << 19,
+                        0 => self.history[b.b[m.from] as usize][m.to],
+                        victim => (1 << 20) + victim * 8 - (b.b[m.from] & 7) as i32,
+                    }),
+            );
+            let mut best_move = e.mv; // (packed; from another position if no hit: harmless)
             let mut best = 0;
             // Pass 2: deepen from one past what the hash table knows up to `depth` (quiescence:
             // one pass at 0), each iteration trying the previous one's best move first.
             for d in if hit { e.depth as i32 + 1 } else { 1 }.min(depth)..=depth {
-                if let Some(i) = moves.iter().position(|&m| m == best_move) {
+                if let Some(i) = moves.iter().position(|&m| m.pack() == best_move) {
                     order[i] = 1 << 30 | d;
                 }
                 best = if qs { eval } else { -MATE };
@@ -793,7 +807,7 @@ impl Engine {
                     // enough quiet moves, the rest will not cut. Not a move that gives check
                     // (mates hide there).
                     if ((qs || prune && tried > 0 && d < 8) && eval + 50 + 100 * d + gain <= a
-                        || prune && quiet && quiets > (1 + d * d) >> !improving as i32)
+                        || prune && quiet && quiets > (1 + d * d) >> 1 - improving)
                         && !b.checks(m)
                     {
                         continue;
@@ -805,7 +819,7 @@ impl Engine {
                     // quiet moves also at reduced depth (LMR); a surprise is searched again
                     let r = if d > 2 && tried > 1 && quiet {
                         (((d as f32).ln() * (tried as f32).ln() / 2.) as i32 + !pv as i32
-                            - improving as i32
+                            - improving
                             - h / 256
                             - !calm as i32)
                             .clamp(0, d - 1)
@@ -828,20 +842,23 @@ impl Engine {
                     (tried, quiets) = (tried + 1, quiets + (quiet && calm) as i32);
                     best = best.max(s);
                     if s > a {
-                        (a, best_move) = (s, m);
+                        (a, best_move) = (s, m.pack());
                         if pv {
                             self.pv[ply] = [&[m], &self.pv[ply + 1][..]].concat();
-                            self.root = s; // (meaningful at the root)
+                        }
+                        if ply < 1 {
+                            self.root = s;
                         }
                     }
                     if s >= beta {
                         if quiet {
                             // a quiet move cut off: remember it as killer; its history goes up,
                             // that of the quiet moves tried before it down
-                            learn(&mut self.history[b.b[m.from] as usize][m.to], d * d);
-                            for q in &moves[..i] {
+                            for q in &moves[..=i] {
                                 if b.b[q.to] == 0 && q.promo == 0 {
-                                    learn(&mut self.history[b.b[q.from] as usize][q.to], -d * d);
+                                    // (bounded by +-512: the nearer a bound, the smaller the step)
+                                    let h = &mut self.history[b.b[q.from] as usize][q.to];
+                                    *h += if *q == m { d * d } else { -d * d } - *h * d * d / 512;
                                 }
                             }
                             if self.killers[ply][0] != m {
@@ -854,12 +871,10 @@ impl Engine {
                 // replace another position's entry unless this is a quiescence store and it
                 // holds a real search; this one's if searched as deep
                 let old = self.tt[slot];
-                if (d >= old.depth.into() || old.key != b.key && d > 0)
-                    && (ply > 0 || self.skip.is_empty())
-                {
+                if d >= old.depth.into() || old.key != b.key && d > 0 {
                     self.tt[slot] = Entry {
                         key: b.key,
-                        mv: [best_move.from as u8, best_move.to as u8, best_move.promo],
+                        mv: best_move,
                         bound: (best > alpha) as u8 * 2 + (best < beta) as u8,
                         depth: d as i16,
                         score: ply_adjust(best, ply as i32) as i16,

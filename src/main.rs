@@ -379,12 +379,13 @@ impl Searcher {
             },
             None => lim,
         };
-        let lines = Arc::new(Mutex::new(Lines::new(lim.multipv, &board)));
+        // (only a level picks among the lines)
+        let lines = level.map(|_| Arc::new(Mutex::new(Lines::new(lim.multipv, &board))));
         self.spawn(stop.clone(), move |engine| {
             let collect = lines.clone();
             let report: Box<dyn FnMut(&Info) + Send> = Box::new(move |i: &Info| {
-                if level.is_some() {
-                    lock(&collect).add(i);
+                if let Some(lines) = &collect {
+                    lock(lines).add(i);
                 }
                 if i.multipv <= asked {
                     report(i);
@@ -405,7 +406,7 @@ impl Searcher {
             }
             engine.report = None; // (it holds `lines`)
             let mut picked = false;
-            if let Some(level) = level {
+            if let (Some(level), Some(lines)) = (level, lines) {
                 let complete = &lock(&lines).complete;
                 let i = level.pick(complete, level::random());
                 // line 0 is the search's own choice, which may be newer (an unfinished

@@ -214,8 +214,9 @@ impl Game {
         Ok(game)
     }
 
-    /// The game as PGN: the tags, a blank line, and the moves wrapped at 80 columns.
-    pub fn pgn(&self, white: &str, black: &str) -> String {
+    /// The game as PGN: the tags (the seven required ones, then `extra`), a blank line, and
+    /// the moves wrapped at 80 columns.
+    pub fn pgn(&self, white: &str, black: &str, extra: &[(&str, String)]) -> String {
         let result = self.end().map_or("*", End::score);
         let mut tags = vec![
             ("Event", "rmax game".to_string()),
@@ -226,6 +227,7 @@ impl Game {
             ("Black", black.into()),
             ("Result", result.into()),
         ];
+        tags.extend(extra.iter().cloned());
         if self.start.fen() != START {
             tags.extend([("SetUp", "1".into()), ("FEN", self.start.fen())]);
         }

@@ -12,7 +12,7 @@ use rmax::{Board, Engine, Info, Limits, Move, START};
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -21,6 +21,8 @@ const VERSION: &str = env!("CARGO_PKG_VERSION");
 const HASH_MB: usize = 16;
 /// Milliseconds kept in hand per move for the GUI's and the operating system's delays.
 const OVERHEAD_MS: i64 = 10;
+/// The most lines (MultiPV) UCI and xboard offer: more than any position has legal moves.
+const MAX_MULTIPV: usize = 256;
 /// `rmax bench` searches this deep unless told otherwise.
 const BENCH_DEPTH: i32 = 7;
 
@@ -34,11 +36,13 @@ macro_rules! say {
 
 mod datagen;
 mod game;
+mod level;
 mod terminal;
 mod uci;
 mod xboard;
 
 use game::Game;
+use level::Level;
 use terminal::{prompt, Terminal};
 use uci::Uci;
 use xboard::Xboard;
@@ -311,8 +315,10 @@ fn next_line(input: &mut impl BufRead, max: usize) -> Option<Event> {
     })
 }
 
-/// What the search thread does with its result before it hands the engine back.
-type Done = Box<dyn FnOnce(Option<Move>, &Info) + Send>;
+/// What the search thread does with its result before it hands the engine back: the move,
+/// its info, and whether a strength level picked it (then the info is that of the line picked,
+/// from a completed iteration, and it need not be the best line).
+type Done = Box<dyn FnOnce(Option<Move>, &Info, bool) + Send>;
 
 /// The engine: idle at home, or away on a search thread that hands it back when joined.
 struct Searcher {
@@ -342,35 +348,83 @@ impl Searcher {
     }
 
     /// Searches `game`'s position on a new thread, which calls `report` after every iteration
-    /// and `done` at the end. `stop` is the new search's stop flag.
+    /// for each of the `lim.multipv` best lines, and `done` at the end. `stop` is the new
+    /// search's stop flag.
     ///
     /// Whatever stops it (a node limit of 0 or 1, a tiny time limit, an early `stop`), the
     /// search completes depth 1, so that the move played is a searched one and comes with an
     /// `info` line: when no iteration was completed, a depth-1 search without limits (a few
-    /// hundred nodes) follows.
+    /// hundred nodes a line) follows.
+    ///
+    /// With a strength `level`, the search is capped at the level's nodes (the other limits
+    /// still hold) and searches the level's number of lines; `report` still sees only the
+    /// lines asked for. The move is then picked among the lines of the last iteration that
+    /// completed them all (see level.rs).
     fn start(
         &mut self,
         game: &Game,
         lim: Limits,
+        level: Option<Level>,
         stop: Arc<AtomicBool>,
-        report: Box<dyn FnMut(&Info) + Send>,
+        mut report: Box<dyn FnMut(&Info) + Send>,
         done: Done,
     ) {
         let (board, keys) = (*game.board(), game.keys());
+        let asked = lim.multipv.max(1);
+        let lim = match level {
+            Some(level) => Limits {
+                nodes: lim.nodes.min(level.nodes),
+                multipv: asked.max(level.lines),
+                ..lim
+            },
+            None => lim,
+        };
+        // (only a level picks among the lines)
+        let lines = level.map(|_| Arc::new(Mutex::new(Lines::new(lim.multipv, &board))));
         self.spawn(stop.clone(), move |engine| {
+            let collect = lines.clone();
+            let report: Box<dyn FnMut(&Info) + Send> = Box::new(move |i: &Info| {
+                if let Some(lines) = &collect {
+                    lock(lines).add(i);
+                }
+                if i.multipv <= asked {
+                    report(i);
+                }
+            });
             (engine.stop, engine.report) = (stop, Some(report));
             let (mut best, mut info) = engine.think(&board, &keys, lim);
             if info.depth == 0 && best.is_some() {
                 engine.stop = Arc::default();
                 let depth_1 = Limits {
                     depth: 1,
+                    multipv: lim.multipv,
                     ..Limits::default()
                 };
                 let nodes = info.nodes;
                 (best, info) = engine.think(&board, &keys, depth_1);
                 info.nodes += nodes;
             }
-            done(best, &info);
+            engine.report = None; // (it holds `lines`)
+            let mut picked = false;
+            if let (Some(level), Some(lines)) = (level, lines) {
+                let complete = &lock(&lines).complete;
+                let i = level.pick(complete, level::random());
+                // line 0 is the search's own choice, which may be newer (an unfinished
+                // iteration's): then the search's move is played
+                if i > 0 {
+                    let line = &complete[i];
+                    best = line.pv.first().copied();
+                    let (nodes, seldepth, ms) = (info.nodes, info.seldepth, info.ms);
+                    info = Info {
+                        nodes,
+                        seldepth,
+                        ms,
+                        ..line.clone()
+                    };
+                    picked = true;
+                }
+            }
+            done(best, &info, picked);
             (best, info)
         });
     }
@@ -458,6 +512,43 @@ impl Searcher {
         let mb = self.mb;
         self.home.get_or_insert_with(|| Engine::new(mb))
     }
+}
+
+/// The lines a search reports, gathered so that a strength level can pick among them.
+struct Lines {
+    /// How many lines an iteration reports: those asked for, or fewer when there are fewer
+    /// legal moves.
+    expected: usize,
+    /// The lines of the iteration under way so far.
+    current: Vec<Info>,
+    /// The lines of the last iteration that reported them all, best first.
+    complete: Vec<Info>,
+}
+
+impl Lines {
+    fn new(multipv: usize, board: &Board) -> Lines {
+        Lines {
+            expected: multipv.clamp(1, board.gen(false).len().max(1)),
+            current: vec![],
+            complete: vec![],
+        }
+    }
+
+    /// One reported line: line 1 starts a new iteration.
+    fn add(&mut self, line: &Info) {
+        if line.multipv <= 1 {
+            self.current.clear();
+        }
+        self.current.push(line.clone());
+        if self.current.len() == self.expected {
+            self.complete = self.current.clone();
+        }
+    }
+}
+
+/// A mutex's contents, also after a thread panicked holding it (the data are plain values).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Leaf nodes `depth` plies below `board`, or None if `stop` was set meanwhile. It looks at

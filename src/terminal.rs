@@ -4,13 +4,14 @@
 //! `move` makes it move at once and `quit` leaves; other lines wait for its move.
 
 use crate::game::{colour, line_san, numbered, read_move, san, start_board, Game, Parsed};
-use crate::{int, short, split_word, Event, Searcher, VERSION};
+use crate::level::{Level, ELO_MAX, ELO_MIN};
+use crate::{int, lock, short, split_word, Event, Searcher, VERSION};
 use rmax::{Info, Limits, MATE};
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::mpsc::{Receiver, Sender};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 pub const HELP: &str =
     "Moves: SAN (e4, Nf3, exd5, O-O, O-O-O, e8=Q, Nbd7) or coordinates (e2e4, e7e8q).
@@ -24,6 +25,10 @@ Commands:
   resign          give up the game
   time <s>        rmax thinks <s> seconds per move (time 0.5; at most 3600)
   depth <n>       rmax searches <n> plies per move instead (1 to 64)
+  level <elo>     rmax plays like a player rated <elo> (1000 to 2600; level 1500)
+  level off       rmax plays at full strength (the default)
+  analyse [n]     the n best lines of the position (default 3; 1 to 10), deeper and
+                  deeper until Enter (also: analyze)
   board           show the board (the last move's squares in brackets)
   flip            turn the board around
   unicode on|off  chess symbols for the pieces, or letters
@@ -43,6 +48,10 @@ const HINT_MS: u64 = 500;
 const LINE_WIDTH: usize = 79;
 /// The start of the thinking line.
 const THINKING: &str = "rmax is thinking (Enter: move now)";
+/// `analyse` shows this many lines unless told otherwise, and at most ANALYSIS_MAX (each
+/// has a line of the screen).
+const ANALYSIS_LINES: i64 = 3;
+const ANALYSIS_MAX: i64 = 10;
 /// Clears the rest of the terminal line (after `\r`).
 const CLEAR_LINE: &str = "\r\x1b[K";
 
@@ -71,6 +80,40 @@ pub struct Terminal {
     waiting: VecDeque<String>,
     /// The input ended while rmax thought: leave once the waiting lines are done.
     leaving: bool,
+    /// The strength level rmax plays at; None: full strength.
+    level: Option<Level>,
+    /// The running search is `analyse`, not rmax thinking about its move: it plays nothing,
+    /// and shows its lines in `view`.
+    analysing: bool,
+    view: Arc<Mutex<View>>,
+}
+
+/// The lines `analyse` shows. On a terminal they stay in a block of screen lines that is
+/// rewritten as the search deepens (like the thinking line); piped, each is printed once.
+#[derive(Default)]
+struct View {
+    lines: Vec<String>,
+    /// How many lines of the block are on the screen (the cursor is on the last).
+    drawn: usize,
+}
+
+impl View {
+    /// Rewrites the block in place: up to its first line, then every line cleared and printed.
+    fn draw(&mut self) {
+        let mut text = String::new();
+        if self.drawn > 1 {
+            text += &format!("\x1b[{}A", self.drawn - 1);
+        }
+        for (i, line) in self.lines.iter().enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            text += CLEAR_LINE;
+            text.extend(line.chars().take(LINE_WIDTH));
+        }
+        print_now(&text);
+        self.drawn = self.lines.len();
+    }
 }
 
 impl Terminal {
@@ -87,6 +130,9 @@ impl Terminal {
             keyboard: std::io::stdin().is_terminal(),
             waiting: VecDeque::new(),
             leaving: false,
+            level: None,
+            analysing: false,
+            view: Arc::default(),
         }
     }
 
@@ -136,13 +182,18 @@ impl Terminal {
                     say!("That line is too long ({bytes} bytes); ignored.");
                 }
                 Ok(Event::Done(id)) => {
-                    if id == self.search.id {
+                    if id == self.search.id && self.analysing {
+                        self.analysis_done();
+                    } else if id == self.search.id {
                         self.engine_moved();
                     }
                 }
                 // end of input: piped commands all run; Ctrl-D at the keyboard leaves at once
                 Ok(Event::Eof) | Err(_) => {
                     if self.search.busy() && !self.keyboard {
+                        if self.analysing {
+                            self.search.stop(); // no Enter can come to end it
+                        }
                         self.leaving = true;
                     } else {
                         self.search.finish();
@@ -169,6 +220,19 @@ impl Terminal {
                 self.clear_thinking();
                 return false;
             }
+            _ if self.analysing => {
+                self.clear_thinking();
+                say!(
+                    "{}: waits until the analysis stops (Enter: stop).",
+                    short(&line)
+                );
+                self.waiting.push_back(line);
+                if self.live {
+                    let mut view = lock(&self.view);
+                    view.drawn = 0; // the block again, below the notice
+                    view.draw();
+                }
+            }
             _ => {
                 self.clear_thinking();
                 // (not quoted as in the answers to commands, so that a script waiting for
@@ -191,11 +255,11 @@ impl Terminal {
         let (cmd, arg) = split_word(line);
         match cmd.to_ascii_lowercase().as_str() {
             "" => {}
-            "help" | "?" => say!("{HELP}"),
+            "help" | "?" => say!("{HELP}\nNow: {}.", self.settings()),
             "new" => {
                 self.game = Game::new(start_board());
                 let mb = self.search.mb;
-                self.search.engine().resize(mb);
+                self.search.resize(mb); // a new game: an empty hash table, no history
                 self.next();
             }
             "undo" => self.undo(),
@@ -235,6 +299,8 @@ impl Terminal {
                 }
                 _ => say!("depth needs a number of plies from 1 to 64, e.g. depth 6"),
             },
+            "level" => self.set_level(arg),
+            "analyse" | "analyze" => self.analyse(arg),
             "fen" if arg.is_empty() => say!("{}", self.game.board().fen()),
             "fen" | "setboard" => match crate::parse_fen(arg) {
                 Ok(board) => self.set_game(Game::new(board)),
@@ -295,6 +361,39 @@ impl Terminal {
         }
     }
 
+    /// `level <elo>` or `level off`; anything else changes nothing.
+    fn set_level(&mut self, arg: &str) {
+        if arg.eq_ignore_ascii_case("off") {
+            self.level = None;
+            return say!("rmax plays at full strength.");
+        }
+        match int(arg).and_then(Level::new) {
+            Some(level) => {
+                self.level = Some(level);
+                say!(
+                    "rmax plays like a player rated {} (at most {} nodes a move).",
+                    level.elo,
+                    level.nodes
+                );
+            }
+            None => say!(
+                "level needs a rating from {ELO_MIN} to {ELO_MAX} (level 1500), or off for full strength."
+            ),
+        }
+    }
+
+    /// How rmax plays now: its time or depth, and its level.
+    fn settings(&self) -> String {
+        let limit = match self.limit {
+            Limit::Millis(ms) => format!("rmax thinks {} s per move", ms as f64 / 1000.0),
+            Limit::Depth(d) => format!("rmax searches {d} plies per move"),
+        };
+        match self.level {
+            Some(level) => format!("{limit}, at level {}", level.elo),
+            None => format!("{limit}, at full strength"),
+        }
+    }
+
     /// A new game (set up or loaded): the person plays the side to move.
     fn set_game(&mut self, game: Game) {
         self.game = game;
@@ -326,7 +425,8 @@ impl Terminal {
         }
     }
 
-    /// The game so far as PGN, with the person's name on their side.
+    /// The game so far as PGN, with the person's name on their side, and rmax's rating
+    /// (WhiteElo or BlackElo) when it plays at a level.
     fn pgn(&self) -> String {
         let (me, rmax) = ("You".to_string(), format!("rmax {VERSION}"));
         let (white, black) = if self.human == 8 {
@@ -334,7 +434,17 @@ impl Terminal {
         } else {
             (rmax, me)
         };
-        self.game.pgn(&white, &black)
+        let tag = if self.human == 8 {
+            "BlackElo"
+        } else {
+            "WhiteElo"
+        };
+        let elo: Vec<(&str, String)> = self
+            .level
+            .map(|level| (tag, level.elo.to_string()))
+            .into_iter()
+            .collect();
+        self.game.pgn(&white, &black, &elo)
     }
 
     /// `hint`: what rmax would play in the person's place, after a short search.
@@ -450,8 +560,82 @@ impl Terminal {
                 mate_stop.store(true, Relaxed);
             }
         });
+        self.search.start(
+            &self.game,
+            lim,
+            self.level,
+            stop,
+            report,
+            Box::new(|_, _, _| {}),
+        );
+    }
+
+    /// `analyse [n]`: the n best lines of the position, each with its score from White's
+    /// side and its moves in SAN, deepening until Enter (or until the search ends by itself).
+    /// At full strength whatever the level: it is advice, not play.
+    fn analyse(&mut self, arg: &str) {
+        let lines = match arg {
+            "" => ANALYSIS_LINES,
+            _ => match int(arg) {
+                Some(n @ 1..=ANALYSIS_MAX) => n,
+                _ => {
+                    return say!(
+                        "analyse needs a number of lines from 1 to {ANALYSIS_MAX} (analyse 3)."
+                    )
+                }
+            },
+        };
+        if let Some(end) = self.game.end() {
+            return say!("No moves to analyse: the game is over. {}", end.describe());
+        }
+        let board = *self.game.board();
+        let shown = (lines as usize).min(board.gen(false).len());
+        say!(
+            "rmax analyses the {shown} best line{} (Enter: stop).",
+            if shown == 1 { "" } else { "s" }
+        );
+        self.analysing = true;
+        *lock(&self.view) = View::default();
+        let (view, live) = (self.view.clone(), self.live);
+        let report = Box::new(move |info: &Info| {
+            let text = format!(
+                "{}) depth {}  {}  {:.1} s  {}",
+                info.multipv,
+                info.depth,
+                score_text(info.score, board.side),
+                info.ms as f64 / 1000.0,
+                line_san(&board, &info.pv)
+            );
+            if live {
+                let mut view = lock(&view);
+                let i = info.multipv.max(1) - 1;
+                let n = view.lines.len().max(i + 1);
+                view.lines.resize(n, String::new());
+                view.lines[i] = text;
+                view.draw();
+            } else {
+                say!("  {text}");
+            }
+        });
+        let lim = Limits {
+            multipv: lines as usize,
+            ..Limits::default()
+        };
+        let stop = Arc::new(AtomicBool::new(false));
         self.search
-            .start(&self.game, lim, stop, report, Box::new(|_, _| {}));
+            .start(&self.game, lim, None, stop, report, Box::new(|_, _, _| {}));
+    }
+
+    /// The analysis ended (Enter, or the search ended by itself): its lines stay shown.
+    fn analysis_done(&mut self) {
+        self.analysing = false;
+        let Some((_, info)) = self.search.join() else {
+            return;
+        };
+        if self.live && lock(&self.view).drawn > 0 {
+            say!(); // below the block
+        }
+        say!("Analysis stopped at depth {}.", info.depth);
     }
 
     /// The search is done: rmax plays its move.
@@ -560,7 +744,18 @@ impl Terminal {
             let check = if board.in_check() { ". Check!" } else { "" };
             format!("{} to move ({who}){last}{check}", colour(board.side))
         };
-        say!("{text}\n{status}");
+        let level = match self.level {
+            Some(level) => {
+                let gap = match status.chars().last() {
+                    None => "",
+                    Some('.' | '!') => " ",
+                    Some(_) => ". ",
+                };
+                format!("{gap}rmax plays at level {}.", level.elo)
+            }
+            None => String::new(),
+        };
+        say!("{text}\n{status}{level}");
     }
 
     /// How a piece code (as in lib.rs) is shown: a chess symbol or its FEN letter.

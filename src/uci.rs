@@ -1,8 +1,9 @@
 //! UCI: the protocol of most GUIs and tournament managers (fastchess, cutechess-cli, OpenBench).
 
 use crate::game::{start_board, Game};
-use crate::{budget, int, parse_fen, short, Event, Searcher, HASH_MB, MAX_LINE};
-use crate::{OVERHEAD_MS, VERSION};
+use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
+use crate::{budget, int, lock, parse_fen, short, Event, Searcher, HASH_MB, MAX_LINE};
+use crate::{MAX_MULTIPV, OVERHEAD_MS, VERSION};
 use rmax::{Info, Limits, Move, MATE, START};
 use std::collections::HashMap;
 use std::io::Write;
@@ -25,6 +26,11 @@ pub struct Uci {
     /// must not answer with a move of the position before it (a GUI would play it in the
     /// wrong game, and a tournament manager count an illegal move).
     refused: Option<String>,
+    /// `MultiPV`: how many best lines to search and show.
+    multipv: usize,
+    /// `UCI_LimitStrength`: play at the level of `UCI_Elo` (see level.rs).
+    limit_strength: bool,
+    elo: i64,
 }
 
 /// What `go` searches when a time argument is not a number (ms): rather a quick move than
@@ -67,6 +73,9 @@ impl Uci {
             hold: Arc::default(),
             pondering: None,
             refused: None,
+            multipv: 1,
+            limit_strength: false,
+            elo: ELO_DEFAULT,
         }
     }
 
@@ -105,6 +114,11 @@ impl Uci {
                 say!("option name Clear Hash type button");
                 say!("option name Move Overhead type spin default {OVERHEAD_MS} min 0 max 5000");
                 say!("option name Threads type spin default 1 min 1 max 1");
+                say!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}");
+                say!("option name UCI_LimitStrength type check default false");
+                say!(
+                    "option name UCI_Elo type spin default {ELO_DEFAULT} min {ELO_MIN} max {ELO_MAX}"
+                );
                 say!("uciok");
             }
             "isready" => say!("readyok"),
@@ -161,6 +175,28 @@ impl Uci {
                 Some(ms) => self.overhead = ms,
                 None => say!(
                     "info string error: Move Overhead needs a value from 0 to 5000 (ms), not '{}'",
+                    short(&value)
+                ),
+            },
+            "multipv" => match number(1, MAX_MULTIPV as i64) {
+                Some(k) => self.multipv = k as usize,
+                None => say!(
+                    "info string error: MultiPV needs a value from 1 to {MAX_MULTIPV}, not '{}'",
+                    short(&value)
+                ),
+            },
+            "uci_limitstrength" => match value.to_ascii_lowercase().as_str() {
+                "true" => self.limit_strength = true,
+                "false" => self.limit_strength = false,
+                _ => say!(
+                    "info string error: UCI_LimitStrength needs true or false, not '{}'",
+                    short(&value)
+                ),
+            },
+            "uci_elo" => match number(ELO_MIN, ELO_MAX) {
+                Some(elo) => self.elo = elo,
+                None => say!(
+                    "info string error: UCI_Elo needs a value from {ELO_MIN} to {ELO_MAX}, not '{}'",
                     short(&value)
                 ),
             },
@@ -268,7 +304,10 @@ impl Uci {
             }
             return; // (a bad depth was reported above)
         }
-        let mut lim = Limits::default();
+        let mut lim = Limits {
+            multipv: self.multipv,
+            ..Limits::default()
+        };
         let (time, inc) = if board.side == 8 {
             (get("wtime"), get("winc"))
         } else {
@@ -317,14 +356,17 @@ impl Uci {
                 hard,
             });
         }
-        // the first move of the last PV printed: a search stopped in mid-iteration may play
-        // another one, and then the GUI is told
+        // the first move of the last best line (PV) printed: a search stopped in mid-iteration
+        // may play another one, and so may a strength level, and then the GUI is told
         let shown: Arc<Mutex<Option<Move>>> = Arc::default();
+        let multi = self.multipv > 1; // (with one line, no `multipv` word: as before)
         let report = {
             let (stop, shown) = (stop.clone(), shown.clone());
             Box::new(move |i: &Info| {
-                say!("{}", uci_info(i));
-                *shown.lock().unwrap_or_else(|e| e.into_inner()) = i.pv.first().copied();
+                say!("{}", uci_info(i, multi));
+                if i.multipv <= 1 {
+                    *lock(&shown) = i.pv.first().copied();
+                }
                 let found = mate.is_some_and(|n| {
                     i.score > MATE - 999 && i64::from(MATE - i.score + 1) / 2 <= n
                 });
@@ -336,7 +378,7 @@ impl Uci {
         let (hold, check) = (self.hold.clone(), board.in_check());
         let done = {
             let stop = stop.clone();
-            Box::new(move |best: Option<Move>, i: &Info| {
+            Box::new(move |best: Option<Move>, i: &Info, picked: bool| {
                 if best.is_none() {
                     say!(
                         "info depth 0 score {}",
@@ -346,23 +388,26 @@ impl Uci {
                 while hold.load(Relaxed) && !stop.load(Relaxed) {
                     thread::sleep(Duration::from_millis(1));
                 }
-                // a search stopped in mid-iteration may play a move that is not the last PV's:
-                // the GUI is told, so that the move it shows is the move played. The info of
-                // an unfinished iteration (depth + 1) comes with its score and PV when the
-                // engine gives them, else the move alone.
-                let last = *shown.lock().unwrap_or_else(|e| e.into_inner());
+                // a search stopped in mid-iteration may play a move that is not the last PV's,
+                // and a strength level may pick another line than the best: the GUI is told,
+                // as line 1, so that the move it shows is the move played. A level's line
+                // comes with its own info; that of an unfinished iteration (depth + 1) with
+                // its score and PV when the engine gives them, else the move alone.
+                let last = *lock(&shown);
                 if let Some(m) = best.filter(|&m| last != Some(m)) {
                     let partial = Info {
-                        depth: i.depth + 1,
+                        depth: i.depth + i32::from(!picked),
+                        multipv: 1,
                         ..i.clone()
                     };
                     if i.pv.first() == Some(&m) {
-                        say!("{}", uci_info(&partial));
+                        say!("{}", uci_info(&partial, multi));
                     } else {
                         say!(
-                            "info depth {} seldepth {} nodes {} time {} pv {m}",
+                            "info depth {} seldepth {}{} nodes {} time {} pv {m}",
                             partial.depth,
                             i.seldepth.max(partial.depth as usize),
+                            if multi { " multipv 1" } else { "" },
                             i.nodes,
                             i.ms
                         );
@@ -377,7 +422,9 @@ impl Uci {
                 }
             })
         };
-        self.search.start(&self.game, lim, stop, report, done);
+        let level = self.limit_strength.then(|| Level::new(self.elo)).flatten();
+        self.search
+            .start(&self.game, lim, level, stop, report, done);
     }
 
     /// The opponent played the move we pondered on: our clock runs from now.
@@ -398,8 +445,9 @@ impl Uci {
     }
 }
 
-/// The UCI `info` line of a completed iteration.
-pub fn uci_info(i: &Info) -> String {
+/// The UCI `info` line of a completed iteration; with `multi` (MultiPV above 1), it names
+/// its line (`multipv 2`).
+pub fn uci_info(i: &Info, multi: bool) -> String {
     let score = if i.score > MATE - 999 {
         format!("mate {}", (MATE - i.score + 1) / 2)
     } else if i.score < 999 - MATE {
@@ -413,8 +461,13 @@ pub fn uci_info(i: &Info) -> String {
     } else {
         format!(" pv {}", moves_text(&i.pv))
     };
+    let line = if multi {
+        format!(" multipv {}", i.multipv.max(1))
+    } else {
+        String::new()
+    };
     format!(
-        "info depth {} seldepth {} score {score} nodes {} nps {nps} time {} hashfull {}{pv}",
+        "info depth {} seldepth {}{line} score {score} nodes {} nps {nps} time {} hashfull {}{pv}",
         i.depth,
         i.seldepth.max(i.depth as usize), // extensions aside, the search went at least this deep
         i.nodes,

@@ -3,19 +3,22 @@
 use crate::game::{read_move, start_board, Game, Parsed};
 use crate::uci::moves_text;
 use crate::{budget, int, parse_fen, short, split_word, Event, Searcher, MAX_LINE, OVERHEAD_MS};
+use crate::{MAX_MULTIPV, VERSION};
 use rmax::{Info, Limits, MATE};
 use std::io::Write;
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// What rmax tells xboard it can do (and that it wants no signals, moves without "usermove").
-pub const FEATURES: &str = concat!(
-    "feature myname=\"rmax ",
-    env!("CARGO_PKG_VERSION"),
-    "\" setboard=1 ping=1 usermove=1 san=0 sigint=0 sigterm=0 colors=0 reuse=1 analyze=1 \
-     nps=0 memory=1 done=1"
-);
+/// What rmax tells xboard it can do (and that it wants no signals, moves without "usermove"),
+/// and its one option: the number of lines shown in analysis mode.
+pub fn features() -> String {
+    format!(
+        "feature myname=\"rmax {VERSION}\" setboard=1 ping=1 usermove=1 san=0 sigint=0 \
+         sigterm=0 colors=0 reuse=1 analyze=1 nps=0 memory=1 \
+         option=\"MultiPV -spin 1 1 {MAX_MULTIPV}\" done=1"
+    )
+}
 
 /// Commands that need no answer and change nothing here (rmax does not ponder in xboard).
 pub const IGNORED: &[&str] = &[
@@ -45,6 +48,8 @@ pub struct Xboard {
     /// The analysis's last completed iteration and when it started, for `.`.
     progress: Arc<Mutex<Info>>,
     analysis_start: Instant,
+    /// The `MultiPV` option: how many best lines analysis mode shows (play uses one).
+    multipv: usize,
 }
 
 impl Xboard {
@@ -65,6 +70,7 @@ impl Xboard {
             analysing: false,
             progress: Arc::default(),
             analysis_start: Instant::now(),
+            multipv: 1,
         }
     }
 
@@ -95,9 +101,11 @@ impl Xboard {
         let (cmd, arg) = split_word(line);
         match cmd {
             _ if IGNORED.contains(&cmd) => {}
-            "protover" => say!("{FEATURES}"),
+            "protover" => say!("{}", features()),
             "new" => {
                 self.abort();
+                let mb = self.search.mb;
+                self.search.resize(mb); // a new game: an empty hash table, no history
                 self.game = Game::new(start_board());
                 (self.plays, self.depth, self.clock) = (Some(16), None, None); // rmax plays Black
                 self.reanalyse();
@@ -183,6 +191,7 @@ impl Xboard {
                     say!("{pong}");
                 }
             }
+            "option" => self.option(arg),
             "post" => self.post = true,
             "nopost" => self.post = false,
             "?" if self.analysing => {}
@@ -194,6 +203,21 @@ impl Xboard {
             },
         }
         true
+    }
+
+    /// `option NAME=VALUE`, from the options announced in the features: `MultiPV`.
+    pub fn option(&mut self, arg: &str) {
+        let (name, value) = arg.split_once('=').unwrap_or((arg, ""));
+        match name.trim() {
+            "MultiPV" => match int(value.trim()) {
+                Some(k @ 1..) if k <= MAX_MULTIPV as i64 => {
+                    self.multipv = k as usize;
+                    self.reanalyse(); // an analysis under way shows the new number of lines
+                }
+                _ => say!("Error (bad value): option {}", short(arg)),
+            },
+            _ => say!("Error (unknown option): option {}", short(arg)),
+        }
     }
 
     /// Stops thinking without playing the move.
@@ -255,8 +279,14 @@ impl Xboard {
                 say!("{}", thinking(i));
             }
         });
-        self.search
-            .start(&self.game, lim, Arc::default(), report, Box::new(|_, _| {}));
+        self.search.start(
+            &self.game,
+            lim,
+            None,
+            Arc::default(),
+            report,
+            Box::new(|_, _, _| {}),
+        );
     }
 
     /// In analysis mode, (re)starts the analysis of the current position: without limits
@@ -269,6 +299,7 @@ impl Xboard {
         self.plays = None;
         let lim = Limits {
             depth: self.depth.unwrap_or(64),
+            multipv: self.multipv,
             ..Limits::default()
         };
         *self.progress.lock().unwrap_or_else(|e| e.into_inner()) = Info::default();
@@ -276,10 +307,18 @@ impl Xboard {
         let progress = self.progress.clone();
         let report = Box::new(move |i: &Info| {
             say!("{}", thinking(i));
-            *progress.lock().unwrap_or_else(|e| e.into_inner()) = i.clone();
+            if i.multipv <= 1 {
+                *progress.lock().unwrap_or_else(|e| e.into_inner()) = i.clone();
+            }
         });
-        self.search
-            .start(&self.game, lim, Arc::default(), report, Box::new(|_, _| {}));
+        self.search.start(
+            &self.game,
+            lim,
+            None,
+            Arc::default(),
+            report,
+            Box::new(|_, _, _| {}),
+        );
     }
 
     /// The answer to `.`: `stat01: time nodes ply mvleft mvtot mvname`, from the last

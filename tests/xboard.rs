@@ -28,15 +28,18 @@ fn sync(r: &mut Rmax, n: u32) -> String {
 #[test]
 fn handshake_announces_exactly_the_features() {
     let (_r, line) = xboard();
-    let mut features: Vec<&str> = line.split_whitespace().skip(1).collect();
+    let words: Vec<&str> = line.split_whitespace().collect();
     let name = format!("myname=\"rmax {}\"", env!("CARGO_PKG_VERSION"));
     assert!(line.contains(&name), "{line}");
-    assert_eq!(
-        features.last(),
-        Some(&"done=1"),
-        "done=1 comes last: {line}"
+    assert!(
+        line.contains(" option=\"MultiPV -spin 1 1 256\" "),
+        "{line}"
     );
-    features.retain(|f| !f.starts_with("myname=") && !f.ends_with('"'));
+    assert_eq!(words.last(), Some(&"done=1"), "done=1 comes last: {line}");
+    // the quoted values (name, options) aside
+    let unquoted: String = line.split('"').step_by(2).collect::<Vec<_>>().join("");
+    let mut features: Vec<&str> = unquoted.split_whitespace().skip(1).collect();
+    features.retain(|f| !matches!(*f, "myname=" | "option="));
     features.sort();
     let want = [
         "analyze=1",

@@ -1,0 +1,624 @@
+//! Several best lines (MultiPV) and strength levels (UCI_Elo, the terminal's `level`), in
+//! UCI, xboard and the terminal.
+
+mod common;
+use common::*;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Instant;
+
+/// Timing tests must not compete for the CPU with another test's search: one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+const ITALIAN: &str = "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 1 5";
+/// White's king on g1 has two moves (f1, h1): the rook on a2 holds the second rank.
+const TWO_MOVES: &str = "k7/8/8/8/8/8/r7/6K1 w - - 0 1";
+
+/// rmax after the `uci` handshake.
+fn uci() -> Rmax {
+    let mut r = Rmax::start(&[]);
+    r.send("uci");
+    r.expect("uciok\n", 5.0);
+    r
+}
+
+/// One `info depth` line, taken apart.
+#[derive(Debug)]
+struct InfoLine {
+    depth: u32,
+    /// None when the line names no `multipv`.
+    multipv: Option<usize>,
+    /// Centipawns; mates as +-(100000 - moves).
+    score: Option<i64>,
+    nodes: u64,
+    pv: Vec<String>,
+}
+
+fn parse_info(line: &str) -> InfoLine {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let after = |key: &str| {
+        words
+            .iter()
+            .position(|&w| w == key)
+            .map(|i| words.get(i + 1).copied().unwrap_or(""))
+    };
+    let number = |key: &str| after(key).and_then(|v| v.parse::<i64>().ok());
+    let score = match after("score") {
+        Some("cp") => number("cp"),
+        Some("mate") => number("mate").map(|m| m.signum() * (100_000 - m.abs())),
+        _ => None,
+    };
+    let pv = match words.iter().position(|&w| w == "pv") {
+        Some(i) => words[i + 1..].iter().map(|w| w.to_string()).collect(),
+        None => vec![],
+    };
+    InfoLine {
+        depth: number("depth").expect("depth") as u32,
+        multipv: number("multipv").map(|k| k as usize),
+        score,
+        nodes: number("nodes").unwrap_or(0) as u64,
+        pv,
+    }
+}
+
+/// Sends `go ...` and returns its `info depth` lines and the bestmove.
+fn search(r: &mut Rmax, go: &str, secs: f64) -> (Vec<InfoLine>, String) {
+    r.send(go);
+    let out = r.expect("bestmove", secs);
+    let line = r.line("", 5.0); // the rest of the bestmove line
+    let infos = out
+        .lines()
+        .filter(|l| l.starts_with("info depth"))
+        .map(parse_info)
+        .collect();
+    let best = line.split_whitespace().next().unwrap_or("").to_string();
+    (infos, best)
+}
+
+/// Checks that every depth shows lines 1..=k in order, with different legal first moves; and
+/// that the bestmove is the first move of the last line 1. Returns the lines by depth.
+fn check_lines<'a>(
+    infos: &'a [InfoLine],
+    board: &Board,
+    k: usize,
+    best: &str,
+) -> Vec<Vec<&'a InfoLine>> {
+    let mut depths: Vec<Vec<&InfoLine>> = vec![];
+    for info in infos {
+        match depths.last_mut() {
+            Some(lines) if lines[0].depth == info.depth => lines.push(info),
+            _ => depths.push(vec![info]),
+        }
+    }
+    assert!(!depths.is_empty(), "{infos:?}");
+    for lines in &depths {
+        let numbers: Vec<Option<usize>> = lines.iter().map(|l| l.multipv).collect();
+        let want: Vec<Option<usize>> = (1..=k).map(Some).collect();
+        assert_eq!(numbers, want, "{lines:?}");
+        let mut firsts: Vec<&str> = lines.iter().map(|l| l.pv[0].as_str()).collect();
+        assert!(firsts.iter().all(|m| legal(board, m)), "{lines:?}");
+        firsts.sort();
+        firsts.dedup();
+        assert_eq!(firsts.len(), k, "different first moves: {lines:?}");
+    }
+    let last = &depths[depths.len() - 1][0];
+    assert_eq!(last.pv[0], best, "{last:?}");
+    depths
+}
+
+#[test]
+fn multipv_3_shows_three_lines_a_depth_and_plays_line_1() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("setoption name MultiPV value 3");
+    for fen in [START, KIWIPETE, ITALIAN] {
+        r.send(&format!("position fen {fen}"));
+        let (infos, best) = search(&mut r, "go depth 7", 30.0);
+        let board = board_after(fen, &[]);
+        let depths = check_lines(&infos, &board, 3, &best);
+        assert_eq!(depths.len(), 7, "{infos:?}");
+    }
+}
+
+/// The lines of a depth come best first. The search on branch `search` does not keep to
+/// this yet (a later line can score a few centipawns above an earlier one, searched with
+/// another window and another hash table): run with `--ignored` once it does.
+#[test]
+#[ignore = "the engine's MultiPV lines are not yet sorted by score"]
+fn multipv_scores_do_not_increase_from_line_to_line() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("setoption name MultiPV value 3");
+    for fen in [START, KIWIPETE, ITALIAN] {
+        r.send(&format!("position fen {fen}"));
+        let (infos, best) = search(&mut r, "go depth 8", 30.0);
+        for lines in check_lines(&infos, &board_after(fen, &[]), 3, &best) {
+            let scores: Vec<i64> = lines.iter().map(|l| l.score.expect("score")).collect();
+            assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{fen}: {lines:?}");
+        }
+    }
+}
+
+#[test]
+fn multipv_beyond_the_legal_moves_shows_every_move() {
+    let _serial = serial();
+    let mut r = uci();
+    let board = board_after(TWO_MOVES, &[]);
+    assert_eq!(board.gen(false).len(), 2);
+    r.send("setoption name MultiPV value 5");
+    r.send(&format!("position fen {TWO_MOVES}"));
+    let (infos, best) = search(&mut r, "go depth 5", 10.0);
+    check_lines(&infos, &board, 2, &best);
+}
+
+/// The last info line of line 1 (or without a line number), as fastchess reads it.
+fn last_line_1(infos: &[InfoLine]) -> &InfoLine {
+    infos
+        .iter()
+        .rev()
+        .find(|i| i.multipv.is_none_or(|k| k == 1))
+        .expect("an info line for line 1")
+}
+
+#[test]
+fn multipv_1_and_uci_elo_alone_search_exactly_as_without_options() {
+    let _serial = serial();
+    let go = |r: &mut Rmax| {
+        r.send("ucinewgame");
+        r.send(&format!("position fen {ITALIAN}"));
+        search(r, "go depth 8", 30.0)
+    };
+    let mut r = uci();
+    let (plain, plain_best) = go(&mut r);
+    let plain_nodes = last_line_1(&plain).nodes;
+    assert!(plain.iter().all(|i| i.multipv.is_none()), "{plain:?}");
+    // several lines in between, then one again: the same search
+    r.send("setoption name MultiPV value 3");
+    go(&mut r);
+    r.send("setoption name MultiPV value 1");
+    let (again, again_best) = go(&mut r);
+    assert!(again.iter().all(|i| i.multipv.is_none()), "{again:?}");
+    assert_eq!(
+        (last_line_1(&again).nodes, again_best.as_str()),
+        (plain_nodes, plain_best.as_str())
+    );
+    // a rating without UCI_LimitStrength true: full strength
+    for options in [
+        &["setoption name UCI_Elo value 1000"][..],
+        &[
+            "setoption name UCI_LimitStrength value true",
+            "setoption name UCI_Elo value 1200",
+            "setoption name UCI_LimitStrength value false",
+        ],
+    ] {
+        for option in options {
+            r.send(option);
+        }
+        let (infos, best) = go(&mut r);
+        assert_eq!(
+            (last_line_1(&infos).nodes, best.as_str()),
+            (plain_nodes, plain_best.as_str()),
+            "{options:?}"
+        );
+    }
+}
+
+#[test]
+fn bad_multipv_and_strength_values_are_refused_and_change_nothing() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("setoption name MultiPV value 2");
+    r.send("setoption name UCI_LimitStrength value true");
+    r.send("setoption name UCI_Elo value 1000");
+    for bad in [
+        "setoption name MultiPV value 0",
+        "setoption name MultiPV value 257",
+        "setoption name MultiPV value -1",
+        "setoption name MultiPV value two",
+        "setoption name MultiPV",
+        "setoption name UCI_Elo value 999",
+        "setoption name UCI_Elo value 2601",
+        "setoption name UCI_Elo value 99999999999999999999",
+        "setoption name UCI_Elo value strong",
+        "setoption name UCI_LimitStrength value maybe",
+        "setoption name UCI_LimitStrength",
+    ] {
+        r.send(bad);
+        let line = r.line("info string", 5.0);
+        assert!(line.contains("error"), "{bad}: {line}");
+    }
+    r.send("isready");
+    r.expect("readyok", 5.0);
+    // still 2 lines shown, and still the level's node cap (1000 at Elo 1000), depth or not
+    r.send(&format!("position fen {ITALIAN}"));
+    let (infos, best) = search(&mut r, "go depth 30", 10.0);
+    assert!(legal(&board_after(ITALIAN, &[]), &best), "{best}");
+    assert!(
+        infos.iter().all(|i| i.multipv.is_some_and(|k| k <= 2)),
+        "{infos:?}"
+    );
+    assert!(infos.iter().any(|i| i.multipv == Some(2)), "{infos:?}");
+    assert!(infos.iter().all(|i| i.nodes <= 1000), "{infos:?}");
+    assert_eq!(last_line_1(&infos).pv[0], best, "{infos:?}");
+}
+
+#[test]
+fn the_handshake_offers_multipv_and_the_strength_options() {
+    let _serial = serial();
+    let mut r = Rmax::start(&[]);
+    r.send("uci");
+    let out = r.expect("uciok\n", 5.0);
+    for option in [
+        "option name MultiPV type spin default 1 min 1 max ",
+        "option name UCI_LimitStrength type check default false\n",
+        "option name UCI_Elo type spin default ",
+    ] {
+        assert!(out.contains(option), "{option}: {out}");
+    }
+    let elo = out
+        .lines()
+        .find(|l| l.starts_with("option name UCI_Elo"))
+        .expect("UCI_Elo");
+    let words: Vec<&str> = elo.split_whitespace().collect();
+    let value = |key| {
+        let i = words.iter().position(|&w| w == key).expect(key);
+        words[i + 1].parse::<i64>().expect("a number")
+    };
+    assert!(value("min") <= value("default") && value("default") <= value("max"));
+    let multipv = out
+        .lines()
+        .find(|l| l.starts_with("option name MultiPV"))
+        .expect("MultiPV");
+    let max: usize = multipv
+        .rsplit(' ')
+        .next()
+        .unwrap_or("")
+        .parse()
+        .expect("max");
+    assert!(max >= 64, "{multipv}");
+}
+
+#[test]
+fn a_limited_rmax_plays_legal_moves_shows_them_last_and_keeps_to_the_clock() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("setoption name UCI_LimitStrength value true");
+    let positions: [(&str, &[&str]); 4] = [
+        (START, &[]),
+        (START, &["e2e4", "e7e5", "g1f3", "b8c6"]),
+        (KIWIPETE, &[]),
+        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11", &[]),
+    ];
+    for elo in [1000, 1500, 2000, 2600] {
+        r.send(&format!("setoption name UCI_Elo value {elo}"));
+        for (fen, moves) in positions {
+            let position = if moves.is_empty() {
+                format!("position fen {fen}")
+            } else {
+                format!("position fen {fen} moves {}", moves.join(" "))
+            };
+            let board = board_after(fen, moves);
+            for (go, ms) in [
+                ("go movetime 100", 100),
+                ("go wtime 300 btime 300", 300),
+                ("go wtime 5000 btime 5000 winc 50 binc 50", 5000),
+                ("go depth 3", 5000),
+                ("go nodes 2000", 5000),
+            ] {
+                r.send(&position);
+                let clock = Instant::now();
+                let (infos, best) = search(&mut r, go, 10.0);
+                let took = clock.elapsed().as_millis();
+                assert!(legal(&board, &best), "{elo} {fen} {go}: {best}");
+                assert!(took < ms + 200, "{elo} {fen} {go}: {took} ms");
+                // fastchess reads the last line 1: it shows the move played
+                assert_eq!(last_line_1(&infos).pv[0], best, "{elo} {fen} {go}");
+                // the level's lines are its own: none shown that was not asked for
+                assert!(infos.iter().all(|i| i.multipv.is_none()), "{infos:?}");
+            }
+        }
+    }
+    // isready and stop are answered at once, also while a limited search waits for `stop`
+    r.send("setoption name UCI_Elo value 2600");
+    r.send("position startpos");
+    r.send("go infinite");
+    let clock = Instant::now();
+    r.send("isready");
+    r.line("readyok", 1.0);
+    r.send("stop");
+    let best = r.line("bestmove", 1.0);
+    assert!(clock.elapsed().as_millis() < 500, "{best}");
+}
+
+#[test]
+fn a_level_picks_among_its_lines_and_shows_only_those_asked_for() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("setoption name UCI_LimitStrength value true");
+    r.send("setoption name UCI_Elo value 1000");
+    r.send("setoption name MultiPV value 2");
+    let board = board_after(ITALIAN, &[]);
+    let mut played = vec![];
+    for _ in 0..12 {
+        r.send(&format!("position fen {ITALIAN}"));
+        let (infos, best) = search(&mut r, "go depth 20", 10.0);
+        assert!(legal(&board, &best), "{best}");
+        assert!(
+            infos.iter().all(|i| matches!(i.multipv, Some(1 | 2))),
+            "{infos:?}"
+        );
+        assert_eq!(last_line_1(&infos).pv[0], best, "{infos:?}");
+        played.push(best);
+    }
+    // the moves played are good ones, but not always the same
+    played.sort();
+    played.dedup();
+    assert!(played.len() > 1, "always {played:?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// xboard
+// ---------------------------------------------------------------------------------------
+
+/// rmax after `xboard` and `protover 2`, and the features line.
+fn xboard() -> (Rmax, String) {
+    let mut r = Rmax::start(&[]);
+    r.send("xboard");
+    r.send("protover 2");
+    let features = r.line("feature ", 5.0);
+    (r, features)
+}
+
+fn sync(r: &mut Rmax, n: u32) -> String {
+    r.send(&format!("ping {n}"));
+    r.expect(&format!("pong {n}\n"), 10.0)
+}
+
+#[test]
+fn xboard_analysis_shows_the_multipv_lines_asked_for() {
+    let _serial = serial();
+    let (mut r, features) = xboard();
+    assert!(
+        features.contains(" option=\"MultiPV -spin 1 1 "),
+        "{features}"
+    );
+    for bad in [
+        "MultiPV=0",
+        "MultiPV=x",
+        "MultiPV=300",
+        "Frobnicate=3",
+        "MultiPV",
+    ] {
+        r.send(&format!("option {bad}"));
+        let line = r.line("Error", 5.0);
+        assert!(line.contains(bad), "{bad}: {line}");
+    }
+    r.send("option MultiPV=3");
+    r.send("new\npost\nsd 5\nanalyze");
+    // sd 5: the analysis ends by itself after depth 5, three lines each
+    let mut lines = vec![];
+    while lines.len() < 15 {
+        let line = r.line("", 10.0);
+        if line.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+            lines.push(line);
+        }
+    }
+    for depth in 1..=5 {
+        let firsts: Vec<&str> = lines[(depth - 1) * 3..depth * 3]
+            .iter()
+            .map(|l| {
+                let words: Vec<&str> = l.split_whitespace().collect();
+                assert_eq!(words[0], depth.to_string(), "{l}");
+                words[4]
+            })
+            .collect();
+        assert!(firsts.iter().all(|m| legal(&board_after(START, &[]), m)));
+        assert!(
+            firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2],
+            "{lines:?}"
+        );
+    }
+    r.send("exit");
+    let out = sync(&mut r, 1);
+    assert!(!out.contains("Error"), "{out}");
+}
+
+#[test]
+fn xboard_new_clears_the_hash_table_and_history_like_ucinewgame() {
+    let _serial = serial();
+    let (mut r, _) = xboard();
+    // the same search after `new` counts the same nodes: nothing is left of the one before
+    let mut counts = vec![];
+    for _ in 0..2 {
+        r.send(&format!("new\nforce\nsetboard {ITALIAN}\npost\nsd 7\ngo"));
+        let out = r.expect("move ", 30.0);
+        r.line("", 5.0);
+        let last = out
+            .lines()
+            .rfind(|l| l.starts_with("7 "))
+            .expect("depth 7")
+            .to_string();
+        let nodes = last.split_whitespace().nth(3).expect("nodes").to_string();
+        counts.push(nodes);
+    }
+    assert_eq!(counts[0], counts[1]);
+}
+
+// ---------------------------------------------------------------------------------------
+// The terminal
+// ---------------------------------------------------------------------------------------
+
+const PROMPT: &str = "rmax> ";
+
+/// rmax in terminal mode, thinking `secs` per move; the greeting has been read.
+fn terminal(secs: &str) -> Rmax {
+    let mut r = Rmax::start(&[]);
+    r.send(&format!("time {secs}"));
+    r.expect(PROMPT, 5.0);
+    r.expect(PROMPT, 5.0);
+    r
+}
+
+/// Sends a line; its output, up to the next prompt.
+fn say(r: &mut Rmax, line: &str) -> String {
+    r.send(line);
+    r.expect(PROMPT, 30.0)
+}
+
+#[test]
+fn the_terminal_level_shows_in_the_status_line_help_and_pgn() {
+    let _serial = serial();
+    let mut r = terminal("0.05");
+    let out = say(&mut r, "level 1500");
+    assert!(out.contains("1500"), "{out}");
+    assert!(say(&mut r, "board").contains("rmax plays at level 1500."));
+    assert!(say(&mut r, "help").contains("Now: rmax thinks 0.05 s per move, at level 1500."));
+    // bad values: a message, and the level stays
+    for bad in [
+        "level 999",
+        "level 2601",
+        "level strong",
+        "level",
+        "level -1500",
+    ] {
+        let out = say(&mut r, bad);
+        assert!(out.contains("level needs"), "{bad}: {out}");
+    }
+    assert!(say(&mut r, "board").contains("rmax plays at level 1500."));
+    // rmax plays Black, at its level, and the PGN says so
+    let out = say(&mut r, "e4");
+    assert!(out.contains("rmax plays 1... "), "{out}");
+    assert!(out.contains("rmax plays at level 1500."), "{out}");
+    let file = std::env::temp_dir().join(format!("rmax-{}-level.pgn", std::process::id()));
+    let path = file.to_string_lossy().into_owned();
+    say(&mut r, &format!("save {path}"));
+    let pgn = std::fs::read_to_string(&file).expect("the saved game");
+    let _ = std::fs::remove_file(&file);
+    assert!(pgn.contains("[BlackElo \"1500\"]\n"), "{pgn}");
+    assert!(!pgn.contains("WhiteElo"), "{pgn}");
+    // rmax takes White
+    say(&mut r, "new");
+    say(&mut r, "level 2000");
+    let out = say(&mut r, "go");
+    assert!(out.contains("rmax plays 1. "), "{out}");
+    assert!(say(&mut r, "pgn").contains("[WhiteElo \"2000\"]\n"));
+    // full strength again: no level shown, no Elo tag
+    assert!(say(&mut r, "level off").contains("full strength"));
+    let board = say(&mut r, "board");
+    assert!(!board.contains("level"), "{board}");
+    assert!(say(&mut r, "help").contains("at full strength."));
+    assert!(!say(&mut r, "pgn").contains("Elo"));
+}
+
+#[test]
+fn a_limited_rmax_plays_legal_moves_in_the_terminal() {
+    let _serial = serial();
+    let mut r = terminal("0.1");
+    say(&mut r, "level 1000");
+    say(&mut r, "white");
+    // rmax plays a few moves against itself's choice of replies: `go` hands it each side
+    for _ in 0..6 {
+        let out = say(&mut r, "go");
+        if out.contains("Type new or undo") {
+            break;
+        }
+        assert!(out.contains("rmax plays "), "{out}");
+        assert!(!out.contains("Illegal"), "{out}");
+    }
+}
+
+#[test]
+fn analyse_shows_the_lines_asked_for_until_enter() {
+    let _serial = serial();
+    let mut r = terminal("0.05");
+    for bad in ["analyse 0", "analyse 11", "analyse two", "analyze -1"] {
+        assert!(say(&mut r, bad).contains("analyse needs"), "{bad}");
+    }
+    say(&mut r, "black"); // rmax opens; the analysis is of Black's position
+    r.send("analyse 2");
+    r.expect("rmax analyses the 2 best lines (Enter: stop).\n", 5.0);
+    // a few depths, then Enter
+    let out = r.expect("  1) depth 6 ", 10.0);
+    r.send("");
+    let rest = r.expect("Analysis stopped at depth ", 5.0);
+    let depth = r.line("", 5.0);
+    r.expect(PROMPT, 5.0);
+    let depth: u32 = depth.trim_end_matches('.').parse().expect("a depth");
+    assert!(depth >= 5, "{depth}");
+    let text = out + &rest;
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("  ")).collect();
+    // lines 1 and 2 of every depth, White's scores, Black's moves in SAN (1... e5)
+    for pair in lines.chunks(2).filter(|p| p.len() == 2) {
+        assert!(pair[0].starts_with("  1) depth "), "{pair:?}");
+        assert!(pair[1].starts_with("  2) depth "), "{pair:?}");
+        let first = |l: &str| {
+            let after = l.split("1... ").nth(1).expect("a line in SAN");
+            after.split_whitespace().next().unwrap_or("").to_string()
+        };
+        assert_ne!(first(pair[0]), first(pair[1]), "{pair:?}");
+        for line in pair {
+            let score = line.split_whitespace().nth(3).expect("a score");
+            assert!(score.starts_with(['+', '-', '#']), "{line}");
+        }
+    }
+    // nothing was played: still Black to move, the person's move
+    let board = say(&mut r, "board");
+    assert!(board.contains("Black to move (you)"), "{board}");
+    // an analysis that ends by itself: one legal move
+    say(&mut r, "setboard k7/8/8/8/8/8/r7/7K w - - 0 1");
+    r.send("analyse");
+    r.expect("rmax analyses the 1 best line (Enter: stop).", 5.0);
+    r.expect("Analysis stopped at depth", 10.0);
+    r.expect(PROMPT, 5.0);
+    // end of input stops an analysis and leaves
+    say(&mut r, "setboard k7/8/8/8/8/8/r7/6K1 w - - 0 1");
+    r.send("analyse 5");
+    r.expect("  2) depth 3 ", 10.0);
+    let (status, _, _) = r.wait(5.0);
+    assert!(status.success());
+}
+
+/// rmax on a pseudo-terminal through util-linux `script`, or None where there is none.
+fn on_a_terminal() -> Option<Rmax> {
+    let found = std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("util-linux"));
+    if !found {
+        println!("note: no util-linux script here; the terminal variant is skipped");
+        return None;
+    }
+    let mut command = std::process::Command::new("script");
+    command
+        .args([
+            "-qfc",
+            &format!("'{}'", env!("CARGO_BIN_EXE_rmax")),
+            "/dev/null",
+        ])
+        .env("LANG", "C.UTF-8")
+        .env_remove("LC_ALL")
+        .env_remove("LC_CTYPE");
+    let mut r = Rmax::spawn(command);
+    r.expect(PROMPT, 10.0);
+    Some(r)
+}
+
+#[test]
+fn on_a_terminal_the_analysis_block_is_rewritten_in_place() {
+    let _serial = serial();
+    let Some(mut r) = on_a_terminal() else {
+        return;
+    };
+    r.send("analyse 3");
+    // after depth 1, each redraw goes up to the block's first line and rewrites all three
+    let out = r.expect("\r\x1b[K3) depth 4 ", 10.0);
+    assert!(out.contains("\x1b[2A\r\x1b[K1) depth 4 "), "{out:?}");
+    r.send("");
+    r.expect("Analysis stopped at depth ", 5.0);
+    r.expect(PROMPT, 5.0);
+    r.send("quit");
+}

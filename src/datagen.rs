@@ -45,9 +45,9 @@ const REPORT_EVERY: Duration = Duration::from_secs(5);
 /// Labels are clamped to +-this (cp), and mates score it: 30 pawns is a sure win to any
 /// sigmoid the tuner fits (0.99999 at K = 1), and a mate's distance means nothing to an eval.
 const LABEL_LIMIT: i32 = 3000;
-/// The label search's nodes, unless told: this many times the play search's. A few times
-/// more nodes is a ply or two deeper, so the label sees past the horizon of the moves
-/// played, while a labelled position costs no more than a few moves of play.
+/// The label search's nodes, unless told: this many times the play search's. That is a few
+/// plies deeper, so the label sees past the horizon of the moves played, while a labelled
+/// position costs no more than a few moves of play.
 const LABEL_NODES_PER_PLAY_NODE: u64 = 5;
 
 struct Options {

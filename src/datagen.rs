@@ -165,6 +165,7 @@ enum Labeller {
 }
 
 impl Labeller {
+    /// One thread's label search: an engine of its own, or a teacher started and ready.
     fn start(l: &LabelSearch) -> Result<Labeller, String> {
         let Some(command) = &l.teacher else {
             let lim = Limits {
@@ -201,8 +202,9 @@ impl Labeller {
     fn label(&mut self, board: &Board) -> Result<i32, String> {
         let score = match self {
             Labeller::Rmax(engine, lim) => {
-                engine.stop.store(false, Relaxed); // the node limit set it at the last search
-                                                   // rmax's mate scores (MATE - plies) are far beyond the limit
+                // the node limit set it at the end of the last search
+                engine.stop.store(false, Relaxed);
+                // (rmax's mate scores, MATE - plies, are far beyond the limit)
                 engine.think(board, &[], *lim).1.score
             }
             Labeller::Teacher(teacher) => match teacher.score(&board.fen())? {
@@ -258,8 +260,13 @@ pub fn run(args: &[&str]) {
     let o = options(args).unwrap_or_else(|e| super::fail(&e));
     // the labellers first: a teacher that does not work stops the run before FILE is touched
     let labellers = start_labellers(&o).unwrap_or_else(|e| stop(&e));
-    let file = File::create(&o.file)
-        .unwrap_or_else(|e| super::fail(&format!("datagen: cannot create {}: {e}", o.file)));
+    let file = match File::create(&o.file) {
+        Ok(file) => file,
+        Err(e) => {
+            drop(labellers); // (ends the teachers)
+            super::fail(&format!("datagen: cannot create {}: {e}", o.file))
+        }
+    };
     eprintln!(
         "datagen: {} games, {} nodes a move, {}, seed {}, {} threads, into {}",
         o.games,
@@ -311,20 +318,20 @@ pub fn run(args: &[&str]) {
         }
         drop(done);
     });
-    // the threads are done and their teachers gone
-    if let Some(e) = run.error.lock().unwrap_or_else(|e| e.into_inner()).take() {
-        stop(&e);
-    }
+    // the threads are done and their teachers gone: what was written, and why it stopped
     let flushed = run
         .shared
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .out
         .flush();
+    report(&run);
+    if let Some(e) = run.error.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        stop(&e);
+    }
     if let Err(e) = flushed {
         stop(&format!("cannot write {}: {e}", o.file));
     }
-    report(&run);
 }
 
 /// A failure of the run itself (not of its arguments): the message, then exit code 1.

@@ -25,9 +25,9 @@ mod teacher;
 use rmax::{Board, Engine, Limits, START};
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering::Relaxed};
 use std::sync::mpsc::{channel, RecvTimeoutError};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use teacher::{Score, Teacher};
 
@@ -159,10 +159,14 @@ impl Rng {
 
 /// A thread's label search.
 enum Labeller {
-    /// rmax in this process, with a hash table of its own, at these limits.
-    Rmax(Box<Engine>, Limits),
+    /// rmax in this process, with a hash table of its own, at these limits; the score of
+    /// the last completed iteration of its search (see `label`).
+    Rmax(Box<Engine>, Limits, Arc<AtomicI32>),
     Teacher(Teacher),
 }
+
+/// No iteration completed yet.
+const NO_SCORE: i32 = i32::MIN;
 
 impl Labeller {
     /// One thread's label search: an engine of its own, or a teacher started and ready.
@@ -173,7 +177,11 @@ impl Labeller {
                 depth: l.depth.map_or(64, |d| d as i32),
                 ..Limits::default()
             };
-            return Ok(Labeller::Rmax(Box::new(Engine::new(HASH_MB)), lim));
+            let mut engine = Box::new(Engine::new(HASH_MB));
+            let completed = Arc::new(AtomicI32::new(NO_SCORE));
+            let score = completed.clone();
+            engine.report = Some(Box::new(move |info| score.store(info.score, Relaxed)));
+            return Ok(Labeller::Rmax(engine, lim, completed));
         };
         let mut go = String::from("go");
         if let Some(d) = l.depth {
@@ -189,7 +197,7 @@ impl Labeller {
     /// labelled before it.
     fn new_game(&mut self) -> Result<(), String> {
         match self {
-            Labeller::Rmax(engine, _) => {
+            Labeller::Rmax(engine, ..) => {
                 engine.resize(HASH_MB);
                 Ok(())
             }
@@ -201,11 +209,21 @@ impl Labeller {
     /// +-LABEL_LIMIT (a mate scores that).
     fn label(&mut self, board: &Board) -> Result<i32, String> {
         let score = match self {
-            Labeller::Rmax(engine, lim) => {
+            Labeller::Rmax(engine, lim, completed) => {
                 // the node limit set it at the end of the last search
                 engine.stop.store(false, Relaxed);
-                // (rmax's mate scores, MATE - plies, are far beyond the limit)
-                engine.think(board, &[], *lim).1.score
+                completed.store(NO_SCORE, Relaxed);
+                let returned = engine.think(board, &[], *lim).1.score;
+                // The score of the last completed iteration, as a UCI teacher's last `info`
+                // line gives it: a node limit nearly always cuts the last iteration short,
+                // and the score think() returns from such an iteration is only as good as
+                // the moves searched so far (it has been seen with the wrong sign). Only
+                // when not even depth 1 was completed: the returned score.
+                // (rmax's mate scores, MATE - plies, are far beyond the limit.)
+                match completed.load(Relaxed) {
+                    NO_SCORE => returned,
+                    score => score,
+                }
             }
             Labeller::Teacher(teacher) => match teacher.score(&board.fen())? {
                 Score::Cp(cp) => cp,

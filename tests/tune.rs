@@ -86,6 +86,18 @@ fn check_datagen_file(path: &str, labelled: bool) -> Vec<(Board, Option<i32>)> {
     positions
 }
 
+/// White's material minus Black's, in pawns (1, 3, 3, 5, 9).
+fn material(board: &Board) -> i32 {
+    let value = [0, 1, 3, 3, 5, 9, 0, 0];
+    let sum = |white: bool| -> i32 {
+        (0..128)
+            .filter(|&s| s & 0x88 == 0 && board.b[s] > 0 && (board.b[s] & 8 != 0) == white)
+            .map(|s| value[(board.b[s] & 7) as usize])
+            .sum()
+    };
+    sum(true) - sum(false)
+}
+
 #[test]
 fn datagen_writes_quiet_positions_with_results_and_repeats_itself() {
     let (a, b) = (temp("a.txt"), temp("b.txt"));
@@ -108,8 +120,19 @@ fn datagen_writes_quiet_positions_with_results_and_repeats_itself() {
         assert!(err.contains("2/2 games"), "{err}");
         assert!(err.contains("labels by rmax at 2500 nodes"), "{err}");
     }
-    let lines = check_datagen_file(&a, true).len();
-    assert!(lines > 10, "only {lines} positions");
+    let positions = check_datagen_file(&a, true);
+    assert!(positions.len() > 10, "only {} positions", positions.len());
+    // labels are from White's view: where a side is a rook or more ahead, they favour it
+    let lopsided: Vec<(i32, i32)> = positions
+        .iter()
+        .map(|(board, score)| (material(board), score.unwrap()))
+        .filter(|(m, _)| m.abs() >= 5)
+        .collect();
+    let agree = lopsided
+        .iter()
+        .filter(|(m, s)| m.signum() == s.signum())
+        .count();
+    assert!(agree * 5 >= lopsided.len() * 4, "{lopsided:?}");
     assert_eq!(
         std::fs::read_to_string(&a).unwrap(),
         std::fs::read_to_string(&b).unwrap(),

@@ -13,7 +13,7 @@
 //! labelling changes no game), or any UCI engine (`--teacher CMD`, one process per thread;
 //! see `teacher.rs`). Either searches the position alone, without the game's history: the
 //! label is that of the FEN the tuner reads. Either gives the score of its last completed
-//! iteration (a teacher: its last `info` line's).
+//! iteration (a teacher: the last score it prints before `bestmove`).
 //!
 //! Games are numbered; game n's random opening comes from the seed and n alone, and a node
 //! limit (unlike a time limit) makes the search deterministic, so a seed always gives the

@@ -265,6 +265,7 @@ fn teacher_scores_become_whites_view_labels() {
             assert_eq!(score, Some(expected), "{answer}: {}", board.fen());
         }
         let _ = std::fs::remove_file(file);
+        let _ = std::fs::remove_file(teacher);
     }
 }
 
@@ -307,6 +308,9 @@ fn teachers_that_are_not_uci_engines_fail_clearly() {
             Err(_) => assert!(!started, "{teacher}"),
         }
         let _ = std::fs::remove_file(file);
+        if started {
+            let _ = std::fs::remove_file(teacher); // (a script of this test)
+        }
     }
 }
 

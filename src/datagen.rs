@@ -3,18 +3,34 @@
 //! Each game starts from a few random legal plies, so that games differ, then rmax plays both
 //! sides at a fixed node count per move. Quiet positions (not in check, best move neither a
 //! capture nor a promotion: a static eval can only judge those) are written with the game's
-//! result from White's point of view: `FEN [1.0]`, `[0.5]` or `[0.0]`.
+//! result from White's point of view, `[1.0]`, `[0.5]` or `[0.0]`, and a label: the score of
+//! a deeper search of the position, in centipawns from White's point of view
+//! (`FEN [0.5] 34`). A game result says little about one position (a won position is often
+//! drawn or lost later); a search score says how good the position is. Labels are clamped to
+//! +-LABEL_LIMIT; a mate found scores exactly that.
+//!
+//! The labeller is rmax itself, in this process, with a hash table of its own (so that
+//! labelling changes no game), or any UCI engine (`--teacher CMD`, one process per thread;
+//! see `teacher.rs`). Either searches the position alone, without the game's history: the
+//! label is that of the FEN the tuner reads. Either gives the score of its last completed
+//! iteration (a teacher: the last score it prints before `bestmove`).
 //!
 //! Games are numbered; game n's random opening comes from the seed and n alone, and a node
 //! limit (unlike a time limit) makes the search deterministic, so a seed always gives the
-//! same games. With several threads only the order of the games in the file varies.
+//! same games. With several threads only the order of the games in the file varies. Labels
+//! at a node limit are deterministic too (each game starts its labeller afresh), from a
+//! teacher as long as it searches on one thread.
+
+mod teacher;
 
 use rmax::{Board, Engine, Limits, START};
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering::Relaxed};
+use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use teacher::{Score, Teacher};
 
 /// Random plies before the engine takes over.
 const RANDOM_PLIES: usize = 8;
@@ -27,6 +43,13 @@ const WIN_PLIES: usize = 6;
 const MAX_PLIES: usize = 400;
 /// Seconds between progress lines.
 const REPORT_EVERY: Duration = Duration::from_secs(5);
+/// Labels are clamped to +-this (cp), and mates score it: 30 pawns is a sure win to any
+/// sigmoid the tuner fits (0.99999 at K = 1), and a mate's distance means nothing to an eval.
+const LABEL_LIMIT: i32 = 3000;
+/// The label search's nodes, unless told: this many times the play search's. That is a few
+/// plies deeper, so the label sees past the horizon of the moves played, while a labelled
+/// position costs no more than a few moves of play.
+const LABEL_NODES_PER_PLAY_NODE: u64 = 5;
 
 struct Options {
     games: usize,
@@ -34,9 +57,25 @@ struct Options {
     nodes: u64,
     seed: u64,
     threads: usize,
+    /// How positions get their labels; None: they get none (`--label-nodes 0`).
+    label: Option<LabelSearch>,
 }
 
-/// Parses `GAMES FILE [--nodes N] [--seed S] [--threads T]`.
+/// The search that labels positions: rmax's own or a teacher's (a UCI engine's command),
+/// limited by nodes, depth, or both (whichever ends it first).
+struct LabelSearch {
+    teacher: Option<String>,
+    nodes: Option<u64>,
+    depth: Option<u64>,
+}
+
+const OWN_LIMITS_WITH_TEACHER: &str = "datagen: --label-nodes and --label-depth limit rmax's \
+    own labels; a teacher's are --teacher-nodes and --teacher-depth";
+const TEACHER_LIMITS_WITHOUT_TEACHER: &str =
+    "datagen: --teacher-nodes and --teacher-depth need --teacher CMD";
+
+/// Parses `GAMES FILE [--nodes N] [--seed S] [--threads T] [--label-nodes N]
+/// [--label-depth D] [--teacher CMD] [--teacher-nodes N] [--teacher-depth D]`.
 fn options(args: &[&str]) -> Result<Options, String> {
     let [games, file, rest @ ..] = args else {
         return Err("datagen needs GAMES and FILE".into());
@@ -52,12 +91,20 @@ fn options(args: &[&str]) -> Result<Options, String> {
         nodes: 5000,
         seed: 1,
         threads,
+        label: None,
     };
+    // [nodes, depth] of rmax's own label search and of a teacher's
+    let (mut own, mut teachers, mut teacher) = ([None; 2], [None; 2], None);
     for pair in rest.chunks(2) {
         match pair {
             ["--nodes", n] => o.nodes = number("--nodes", n)?.max(1),
             ["--seed", s] => o.seed = number("--seed", s)?,
             ["--threads", t] => o.threads = (number("--threads", t)? as usize).clamp(1, 256),
+            ["--label-nodes", n] => own[0] = Some(number("--label-nodes", n)?),
+            ["--label-depth", d] => own[1] = Some(number("--label-depth", d)?.clamp(1, 64)),
+            ["--teacher", command] => teacher = Some(command.to_string()),
+            ["--teacher-nodes", n] => teachers[0] = Some(number("--teacher-nodes", n)?.max(1)),
+            ["--teacher-depth", d] => teachers[1] = Some(number("--teacher-depth", d)?.max(1)),
             _ => {
                 return Err(format!(
                     "datagen: unknown option '{}'",
@@ -65,6 +112,24 @@ fn options(args: &[&str]) -> Result<Options, String> {
                 ))
             }
         }
+    }
+    let [nodes, depth] = match (&teacher, own, teachers) {
+        (Some(_), [None, None], limits) | (None, limits, [None, None]) => limits,
+        (Some(_), _, _) => return Err(OWN_LIMITS_WITH_TEACHER.into()),
+        (None, _, _) => return Err(TEACHER_LIMITS_WITHOUT_TEACHER.into()),
+    };
+    // neither limit given: a node count, which keeps labels deterministic and their cost
+    // known (a search to a fixed depth costs many times more in some positions than others)
+    let nodes = match (nodes, depth) {
+        (None, None) => Some(o.nodes.saturating_mul(LABEL_NODES_PER_PLAY_NODE)),
+        _ => nodes,
+    };
+    if nodes != Some(0) {
+        o.label = Some(LabelSearch {
+            teacher,
+            nodes,
+            depth,
+        });
     }
     Ok(o)
 }
@@ -93,6 +158,99 @@ impl Rng {
     }
 }
 
+/// A thread's label search.
+enum Labeller {
+    /// rmax in this process, with a hash table of its own, at these limits; the score of
+    /// the last completed iteration of its search (see `label`).
+    Rmax(Box<Engine>, Limits, Arc<AtomicI32>),
+    Teacher(Teacher),
+}
+
+/// No iteration completed yet.
+const NO_SCORE: i32 = i32::MIN;
+
+impl Labeller {
+    /// One thread's label search: an engine of its own, or a teacher started and ready.
+    fn start(l: &LabelSearch) -> Result<Labeller, String> {
+        let Some(command) = &l.teacher else {
+            let lim = Limits {
+                nodes: l.nodes.unwrap_or(!0),
+                depth: l.depth.map_or(64, |d| d as i32),
+                ..Limits::default()
+            };
+            let mut engine = Box::new(Engine::new(HASH_MB));
+            let completed = Arc::new(AtomicI32::new(NO_SCORE));
+            let score = completed.clone();
+            engine.report = Some(Box::new(move |info| score.store(info.score, Relaxed)));
+            return Ok(Labeller::Rmax(engine, lim, completed));
+        };
+        let mut go = String::from("go");
+        if let Some(d) = l.depth {
+            go += &format!(" depth {d}");
+        }
+        if let Some(n) = l.nodes {
+            go += &format!(" nodes {n}");
+        }
+        Ok(Labeller::Teacher(Teacher::start(command, go)?))
+    }
+
+    /// A new game: an empty hash table, so that a game's labels do not depend on the games
+    /// labelled before it.
+    fn new_game(&mut self) -> Result<(), String> {
+        match self {
+            Labeller::Rmax(engine, ..) => {
+                engine.resize(HASH_MB);
+                Ok(())
+            }
+            Labeller::Teacher(teacher) => teacher.new_game(),
+        }
+    }
+
+    /// The label of `board`: a search's score in centipawns from White's view, clamped to
+    /// +-LABEL_LIMIT (a mate scores that).
+    fn label(&mut self, board: &Board) -> Result<i32, String> {
+        let score = match self {
+            Labeller::Rmax(engine, lim, completed) => {
+                // the node limit set it at the end of the last search
+                engine.stop.store(false, Relaxed);
+                completed.store(NO_SCORE, Relaxed);
+                let returned = engine.think(board, &[], *lim).1.score;
+                // The score of the last completed iteration, as a UCI teacher's last `info`
+                // line gives it: a node limit nearly always cuts the last iteration short,
+                // and the score think() returns from such an iteration is only as good as
+                // the moves searched so far (it has been seen with the wrong sign). Only
+                // when not even depth 1 was completed: the returned score.
+                // (rmax's mate scores, MATE - plies, are far beyond the limit.)
+                match completed.load(Relaxed) {
+                    NO_SCORE => returned,
+                    score => score,
+                }
+            }
+            Labeller::Teacher(teacher) => match teacher.score(&board.fen())? {
+                Score::Cp(cp) => cp,
+                Score::Mate(n) => LABEL_LIMIT * if n > 0 { 1 } else { -1 },
+            },
+        };
+        let score = score.clamp(-LABEL_LIMIT, LABEL_LIMIT);
+        Ok(if board.side == 8 { score } else { -score })
+    }
+}
+
+/// How a run labels its positions, for its first line.
+fn describe(label: &Option<LabelSearch>) -> String {
+    let Some(l) = label else {
+        return "no labels".into();
+    };
+    let by = match &l.teacher {
+        Some(command) => format!("teacher '{}'", super::clean(command, 200)),
+        None => "rmax".into(),
+    };
+    let mut limits = vec![];
+    limits.extend(l.nodes.map(|n| format!("{n} nodes")));
+    limits.extend(l.depth.map(|d| format!("depth {d}")));
+    format!("labels by {by} at {}", limits.join(" or "))
+}
+
 /// What the threads share: the output and the counts for the progress lines.
 struct Shared {
     out: BufWriter<File>,
@@ -100,78 +258,201 @@ struct Shared {
     positions: usize,
     /// Results from White's view: wins, draws, losses.
     results: [usize; 3],
-    last_report: Instant,
 }
 
-/// `rmax datagen GAMES FILE [--nodes N] [--seed S] [--threads T]`.
+/// A run under way: what its threads share.
+struct Run<'a> {
+    o: &'a Options,
+    shared: Mutex<Shared>,
+    next_game: AtomicUsize,
+    /// Positions labelled so far (also those of games not written yet).
+    labelled: AtomicUsize,
+    /// The first error of a thread: the others stop at their next position.
+    error: Mutex<Option<String>>,
+    failed: AtomicBool,
+    start: Instant,
+}
+
+/// `rmax datagen GAMES FILE [--nodes N] [--seed S] [--threads T] [--label-nodes N]
+/// [--label-depth D] [--teacher CMD] [--teacher-nodes N] [--teacher-depth D]`.
 pub fn run(args: &[&str]) {
     let o = options(args).unwrap_or_else(|e| super::fail(&e));
-    let file = File::create(&o.file)
-        .unwrap_or_else(|e| super::fail(&format!("datagen: cannot create {}: {e}", o.file)));
-    let start = Instant::now();
-    let shared = Mutex::new(Shared {
-        out: BufWriter::new(file),
-        games: 0,
-        positions: 0,
-        results: [0; 3],
-        last_report: start,
-    });
-    let next_game = AtomicUsize::new(0);
-    eprintln!(
-        "datagen: {} games, {} nodes a move, seed {}, {} threads, into {}",
-        o.games, o.nodes, o.seed, o.threads, o.file
-    );
-    std::thread::scope(|scope| {
-        for _ in 0..o.threads {
-            scope.spawn(|| {
-                let mut engine = Engine::new(HASH_MB);
-                loop {
-                    let n = next_game.fetch_add(1, Relaxed);
-                    if n >= o.games {
-                        return;
-                    }
-                    let (fens, result) = play(&mut engine, Rng::new(o.seed, n as u64), o.nodes);
-                    let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
-                    let tag = ["[1.0]", "[0.5]", "[0.0]"][result];
-                    // whole games at a time, flushed, so that a run stopped early leaves
-                    // whole lines
-                    let text: String = fens.iter().map(|fen| format!("{fen} {tag}\n")).collect();
-                    if let Err(e) = s.out.write_all(text.as_bytes()).and_then(|_| s.out.flush()) {
-                        super::fail(&format!("datagen: cannot write {}: {e}", o.file));
-                    }
-                    s.games += 1;
-                    s.positions += fens.len();
-                    s.results[result] += 1;
-                    if s.last_report.elapsed() >= REPORT_EVERY {
-                        s.last_report = Instant::now();
-                        report(&s, start);
-                    }
-                }
-            });
+    // the labellers first: a teacher that does not work stops the run before FILE is touched
+    let labellers = start_labellers(&o).unwrap_or_else(|e| stop(&e));
+    let file = match File::create(&o.file) {
+        Ok(file) => file,
+        Err(e) => {
+            drop(labellers); // (ends the teachers)
+            super::fail(&format!("datagen: cannot create {}: {e}", o.file))
         }
-    });
-    let mut s = shared.into_inner().unwrap_or_else(|e| e.into_inner());
-    if let Err(e) = s.out.flush() {
-        super::fail(&format!("datagen: cannot write {}: {e}", o.file));
-    }
-    report(&s, start);
-}
-
-fn report(s: &Shared, start: Instant) {
-    let secs = start.elapsed().as_secs_f64().max(1e-3);
-    let [w, d, l] = s.results;
+    };
     eprintln!(
-        "{} games (+{w} ={d} -{l}), {} positions, {:.0} positions/s, {:.0} s",
-        s.games,
-        s.positions,
-        s.positions as f64 / secs,
-        secs
+        "datagen: {} games, {} nodes a move, {}, seed {}, {} threads, into {}",
+        o.games,
+        o.nodes,
+        describe(&o.label),
+        o.seed,
+        o.threads,
+        o.file
     );
+    let run = Run {
+        o: &o,
+        shared: Mutex::new(Shared {
+            out: BufWriter::new(file),
+            games: 0,
+            positions: 0,
+            results: [0; 3],
+        }),
+        next_game: AtomicUsize::new(0),
+        labelled: AtomicUsize::new(0),
+        error: Mutex::new(None),
+        failed: AtomicBool::new(false),
+        start: Instant::now(),
+    };
+    let (done, finished) = channel::<()>();
+    std::thread::scope(|scope| {
+        let run = &run;
+        // progress every few seconds, also while a slow labeller works through a game
+        scope.spawn(move || {
+            while let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(REPORT_EVERY) {
+                report(run);
+            }
+        });
+        let workers: Vec<_> = labellers
+            .into_iter()
+            .map(|labeller| {
+                scope.spawn(move || {
+                    if let Err(e) = play_games(run, labeller) {
+                        run.error
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .get_or_insert(e);
+                        run.failed.store(true, Relaxed);
+                    }
+                })
+            })
+            .collect();
+        for worker in workers {
+            let _ = worker.join();
+        }
+        drop(done);
+    });
+    // the threads are done and their teachers gone: what was written, and why it stopped
+    let flushed = run
+        .shared
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .out
+        .flush();
+    report(&run);
+    if let Some(e) = run.error.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        stop(&e);
+    }
+    if let Err(e) = flushed {
+        stop(&format!("cannot write {}: {e}", o.file));
+    }
 }
 
-/// Plays one game: the quiet positions' FENs, and the result from White's view
-/// (0 White won, 1 draw, 2 Black won).
-fn play(engine: &mut Engine, mut rng: Rng, nodes: u64) -> (Vec<String>, usize) {
+/// A failure of the run itself (not of its arguments): the message, then exit code 1.
+fn stop(msg: &str) -> ! {
+    eprintln!("rmax: datagen: {msg}");
+    std::process::exit(1)
+}
+
+/// A labeller per thread (None each when positions get no labels), started side by side.
+fn start_labellers(o: &Options) -> Result<Vec<Option<Labeller>>, String> {
+    let Some(label) = &o.label else {
+        return Ok((0..o.threads).map(|_| None).collect());
+    };
+    std::thread::scope(|scope| {
+        let starting: Vec<_> = (0..o.threads)
+            .map(|_| scope.spawn(|| Labeller::start(label)))
+            .collect();
+        // (on an error, the teachers started are dropped, which ends them)
+        starting
+            .into_iter()
+            .map(|s| s.join().expect("a labeller starts or fails").map(Some))
+            .collect()
+    })
+}
+
+/// One thread's games, until all are played or a thread failed.
+fn play_games(run: &Run, mut labeller: Option<Labeller>) -> Result<(), String> {
+    let o = run.o;
+    let mut engine = Engine::new(HASH_MB);
+    loop {
+        let n = run.next_game.fetch_add(1, Relaxed);
+        if n >= o.games || run.failed.load(Relaxed) {
+            return Ok(());
+        }
+        let (boards, result) = play(&mut engine, Rng::new(o.seed, n as u64), o.nodes);
+        let tag = ["[1.0]", "[0.5]", "[0.0]"][result];
+        let mut text = String::new();
+        if let Some(labeller) = &mut labeller {
+            labeller.new_game()?;
+        }
+        for board in &boards {
+            text += &board.fen();
+            text += " ";
+            text += tag;
+            if let Some(labeller) = &mut labeller {
+                if run.failed.load(Relaxed) {
+                    return Ok(()); // another thread failed: the run ends
+                }
+                text += &format!(" {}", labeller.label(board)?);
+                run.labelled.fetch_add(1, Relaxed);
+            }
+            text += "\n";
+        }
+        let mut s = run.shared.lock().unwrap_or_else(|e| e.into_inner());
+        // whole games at a time, flushed, so that a run stopped early leaves whole lines
+        s.out
+            .write_all(text.as_bytes())
+            .and_then(|_| s.out.flush())
+            .map_err(|e| format!("cannot write {}: {e}", o.file))?;
+        s.games += 1;
+        s.positions += boards.len();
+        s.results[result] += 1;
+    }
+}
+
+/// A progress line: games, results, positions, speeds, time and the time still needed.
+fn report(run: &Run) {
+    let (games, positions, [w, d, l]) = {
+        let s = run.shared.lock().unwrap_or_else(|e| e.into_inner());
+        (s.games, s.positions, s.results)
+    };
+    let secs = run.start.elapsed().as_secs_f64().max(1e-3);
+    let mut line = format!(
+        "{games}/{} games (+{w} ={d} -{l}), {positions} positions, {:.0} positions/s",
+        run.o.games,
+        positions as f64 / secs
+    );
+    if run.o.label.is_some() {
+        let labelled = run.labelled.load(Relaxed);
+        line += &format!(", {:.0} labelled/s", labelled as f64 / secs);
+    }
+    line += &format!(", {}", duration(secs));
+    if games > 0 && games < run.o.games {
+        let left = secs * (run.o.games - games) as f64 / games as f64;
+        line += &format!(", ETA {}", duration(left));
+    }
+    eprintln!("{line}");
+}
+
+/// `42 s`, `17 min 5 s`, `3 h 20 min`.
+fn duration(secs: f64) -> String {
+    let s = secs.round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s / 60 % 60),
+    }
+}
+
+/// Plays one game: its quiet positions, and the result from White's view (0 White won,
+/// 1 draw, 2 Black won).
+fn play(engine: &mut Engine, mut rng: Rng, nodes: u64) -> (Vec<Board>, usize) {
     let start = Board::from_fen(START).expect("START is a valid FEN");
     // the random opening; should it end the game (or nearly: no legal move), draw another
     let mut board = start;
@@ -186,7 +467,7 @@ fn play(engine: &mut Engine, mut rng: Rng, nodes: u64) -> (Vec<String>, usize) {
         board.make(moves[rng.below(moves.len())]);
     }
     engine.resize(HASH_MB); // a fresh hash table: nothing carried over from the last game
-    let mut fens = vec![];
+    let mut quiet = vec![];
     let mut decisive = 0i32; // plies in a row with |score| > WIN_SCORE, signed: + White ahead
     let result = loop {
         let moves = board.gen(false);
@@ -236,10 +517,78 @@ fn play(engine: &mut Engine, mut rng: Rng, nodes: u64) -> (Vec<String>, usize) {
         let en_passant = board.b[best.from] & 7 == 1 && best.to == board.ep;
         let noisy = board.b[best.to] > 0 || best.promo > 0 || en_passant;
         if !check && !noisy {
-            fens.push(board.fen());
+            quiet.push(board);
         }
         keys.push(board.key);
         board.make(best);
     };
-    (fens, result)
+    (quiet, result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labeller(nodes: u64) -> Labeller {
+        let search = LabelSearch {
+            teacher: None,
+            nodes: Some(nodes),
+            depth: None,
+        };
+        Labeller::start(&search).expect("rmax labels in process")
+    }
+
+    #[test]
+    fn labels_are_from_whites_view_and_clamped() {
+        let mut l = labeller(2000);
+        l.new_game().unwrap();
+        // White a queen up, either side to move; then the same with the colours swapped
+        for (fen, sign) in [
+            ("4k3/pppp4/8/8/8/8/PPPP4/3QK3 w - - 0 1", 1),
+            ("4k3/pppp4/8/8/8/8/PPPP4/3QK3 b - - 0 1", 1),
+            ("3qk3/pppp4/8/8/8/8/PPPP4/4K3 w - - 0 1", -1),
+            ("3qk3/pppp4/8/8/8/8/PPPP4/4K3 b - - 0 1", -1),
+        ] {
+            let label = l.label(&Board::from_fen(fen).unwrap()).unwrap();
+            assert!(label * sign > 500, "{fen}: {label}");
+            assert!(label.abs() <= LABEL_LIMIT, "{fen}: {label}");
+        }
+        // mate in one, by White to move, then by Black to move
+        for (fen, label) in [
+            ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", LABEL_LIMIT),
+            ("r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1", -LABEL_LIMIT),
+        ] {
+            assert_eq!(l.label(&Board::from_fen(fen).unwrap()), Ok(label), "{fen}");
+        }
+    }
+
+    #[test]
+    fn label_options() {
+        let label = |args: &[&str]| {
+            let o = options(&[&["3", "f"][..], args].concat()).map(|o| o.label);
+            o.map(|l| l.map(|l| (l.teacher, l.nodes, l.depth)))
+        };
+        assert_eq!(label(&[]), Ok(Some((None, Some(25_000), None))));
+        assert_eq!(
+            label(&["--nodes", "100"]),
+            Ok(Some((None, Some(500), None)))
+        );
+        let depth = label(&["--label-depth", "6"]);
+        assert_eq!(depth, Ok(Some((None, None, Some(6)))));
+        assert_eq!(label(&["--label-nodes", "0"]), Ok(None));
+        let teacher = label(&["--teacher", "sf", "--teacher-depth", "9"]);
+        assert_eq!(teacher, Ok(Some((Some("sf".into()), None, Some(9)))));
+        let teacher = label(&["--teacher", "sf"]);
+        assert_eq!(teacher, Ok(Some((Some("sf".into()), Some(25_000), None))));
+        assert!(label(&["--teacher", "sf", "--label-nodes", "9"]).is_err());
+        assert!(label(&["--teacher-nodes", "9"]).is_err());
+        assert!(label(&["--label-depth", "x"]).is_err());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(duration(42.4), "42 s");
+        assert_eq!(duration(1025.0), "17 min 5 s");
+        assert_eq!(duration(12_000.0), "3 h 20 min");
+    }
 }

@@ -87,7 +87,10 @@ usage:
   rmax perft N [FEN]  count the leaf nodes N plies deep, move by move (default: start)
   rmax bench [DEPTH]  search the built-in positions to DEPTH (default {BENCH_DEPTH});
                       the last line is `<nodes> nodes <speed> nps`
-  rmax datagen GAMES FILE [--nodes N] [--seed S] [--threads T]  self-play data for tune
+  rmax datagen GAMES FILE [--nodes N] [--seed S] [--threads T]
+               [--label-nodes N] [--label-depth D]
+               [--teacher CMD [--teacher-nodes N] [--teacher-depth D]]
+                      self-play positions for tune, with results and search scores
   rmax --help         this text
   rmax --version      the version"
     );

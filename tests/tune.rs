@@ -1,11 +1,13 @@
-//! Data and tuner: `rmax datagen` writes parseable quiet positions with results, the tuner's
-//! model is exactly `Board::eval` (and the check notices when it is not), and a short tuning
-//! run lowers the error and prints weights in lib.rs's form.
+//! Data and tuner: `rmax datagen` writes parseable quiet positions with results and search
+//! scores (its own, or a UCI teacher's; a teacher that is not one fails the run, no hang),
+//! the tuner's model is exactly `Board::eval` (and the check notices when it is not), the
+//! tuner reads lines with and without scores and blends them, and a short tuning run lowers
+//! the error and prints weights in lib.rs's form.
 
 #[allow(unused_imports)] // START: other test files use it
 mod common;
 use common::*;
-use std::process::Command;
+use std::process::{Command, ExitStatus};
 
 const EVAL_EPD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/eval.epd");
 const PERFT_EPD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/perft.epd");
@@ -58,17 +60,42 @@ fn check_reports_mismatches_when_a_weight_is_off() {
     assert!(out.lines().any(|l| l.starts_with("mismatch: ")), "{out}");
 }
 
-/// The lines of a datagen file: each a legal FEN, not in check, with a result tag.
-fn check_datagen_file(path: &str) -> usize {
+/// The lines of a datagen file, each a legal FEN, not in check, a result tag and (when
+/// `labelled`) a score within +-3000: the positions and their scores.
+fn check_datagen_file(path: &str, labelled: bool) -> Vec<(Board, Option<i32>)> {
     let text = std::fs::read_to_string(path).expect("datagen wrote its file");
+    assert!(
+        text.is_empty() || text.ends_with('\n'),
+        "whole lines: {text}"
+    );
+    let mut positions = vec![];
     for line in text.lines() {
-        let (fen, tag) = line.rsplit_once(' ').expect("FEN then a result");
-        assert!(["[1.0]", "[0.5]", "[0.0]"].contains(&tag), "{line}");
-        let board = Board::from_fen(fen).unwrap_or_else(|e| panic!("{line}: {e}"));
+        let words: Vec<&str> = line.split(' ').collect();
+        assert_eq!(words.len(), if labelled { 8 } else { 7 }, "{line}");
+        let board =
+            Board::from_fen(&words[..6].join(" ")).unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert!(["[1.0]", "[0.5]", "[0.0]"].contains(&words[6]), "{line}");
         assert!(!board.in_check(), "{line}");
         assert!(!board.gen(false).is_empty(), "{line}");
+        let score = words
+            .get(7)
+            .map(|w| w.parse::<i32>().unwrap_or_else(|e| panic!("{line}: {e}")));
+        assert!(score.is_none_or(|s| s.abs() <= 3000), "{line}");
+        positions.push((board, score));
     }
-    text.lines().count()
+    positions
+}
+
+/// White's material minus Black's, in pawns (1, 3, 3, 5, 9).
+fn material(board: &Board) -> i32 {
+    let value = [0, 1, 3, 3, 5, 9, 0, 0];
+    let sum = |white: bool| -> i32 {
+        (0..128)
+            .filter(|&s| s & 0x88 == 0 && board.b[s] > 0 && (board.b[s] & 8 != 0) == white)
+            .map(|s| value[(board.b[s] & 7) as usize])
+            .sum()
+    };
+    sum(true) - sum(false)
 }
 
 #[test]
@@ -90,14 +117,26 @@ fn datagen_writes_quiet_positions_with_results_and_repeats_itself() {
             60.0,
         );
         assert!(status.success(), "{err}");
-        assert!(err.contains("2 games"), "{err}");
+        assert!(err.contains("2/2 games"), "{err}");
+        assert!(err.contains("labels by rmax at 2500 nodes"), "{err}");
     }
-    let lines = check_datagen_file(&a);
-    assert!(lines > 10, "only {lines} positions");
+    let positions = check_datagen_file(&a, true);
+    assert!(positions.len() > 10, "only {} positions", positions.len());
+    // labels are from White's view: where a side is a rook or more ahead, they favour it
+    let lopsided: Vec<(i32, i32)> = positions
+        .iter()
+        .map(|(board, score)| (material(board), score.unwrap()))
+        .filter(|(m, _)| m.abs() >= 5)
+        .collect();
+    let agree = lopsided
+        .iter()
+        .filter(|(m, s)| m.signum() == s.signum())
+        .count();
+    assert!(agree * 5 >= lopsided.len() * 4, "{lopsided:?}");
     assert_eq!(
         std::fs::read_to_string(&a).unwrap(),
         std::fs::read_to_string(&b).unwrap(),
-        "one seed, one thread: the same games"
+        "one seed, one thread: the same games, the same labels"
     );
     let _ = std::fs::remove_file(&b);
 
@@ -120,12 +159,179 @@ fn datagen_writes_quiet_positions_with_results_and_repeats_itself() {
 }
 
 #[test]
+fn datagen_without_labels_writes_results_alone() {
+    let file = temp("unlabelled.txt");
+    let args = [
+        "datagen",
+        "1",
+        &file,
+        "--nodes",
+        "300",
+        "--label-nodes",
+        "0",
+    ];
+    let (status, _, err) = run(&args, 60.0);
+    assert!(status.success(), "{err}");
+    assert!(err.contains("no labels"), "{err}");
+    assert!(!check_datagen_file(&file, false).is_empty());
+    let _ = std::fs::remove_file(file);
+}
+
+/// Runs datagen with a teacher: its exit status and standard error. A script written just
+/// now cannot be run while a process another test thread forks still holds it open for
+/// writing (until that process execs), so "Text file busy" is waited out.
+fn datagen_taught(file: &str, teacher: &str, secs: f64) -> (ExitStatus, String) {
+    let args = [
+        "datagen",
+        "2",
+        file,
+        "--nodes",
+        "300",
+        "--seed",
+        "2",
+        "--threads",
+        "2",
+    ];
+    let args = [
+        &args[..],
+        &["--teacher", teacher, "--teacher-nodes", "1000"],
+    ]
+    .concat();
+    for _ in 0..20 {
+        let (status, _, err) = run(&args, secs);
+        if !err.contains("Text file busy") {
+            return (status, err);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("{teacher}: text file busy")
+}
+
+/// A shell script that speaks just enough UCI, answering `go` with `go_answer` (lines).
+fn fake_teacher(name: &str, go_answer: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let path = temp(name);
+    let script = format!(
+        "#!/bin/sh\nwhile read -r command rest; do\n  case \"$command\" in\n    \
+         uci) echo 'id name fake'; echo uciok;;\n    isready) echo readyok;;\n    \
+         go) {go_answer};;\n    quit) exit 0;;\n  esac\ndone\n"
+    );
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn datagen_with_rmax_as_teacher() {
+    let file = temp("taught.txt");
+    let (status, err) = datagen_taught(&file, env!("CARGO_BIN_EXE_rmax"), 60.0);
+    assert!(status.success(), "{err}");
+    assert!(err.contains("labels by teacher"), "{err}");
+    assert!(err.contains("2/2 games"), "{err}");
+    let positions = check_datagen_file(&file, true);
+    assert!(positions.len() > 10, "{}", positions.len());
+    // the scores are the teacher's view of the position, not all alike
+    assert!(positions.iter().any(|(_, s)| *s != positions[0].1));
+    let _ = std::fs::remove_file(file);
+}
+
+#[test]
+fn teacher_scores_become_whites_view_labels() {
+    // the teacher's view is the side to move's; an exact score wins over a later bound
+    for (answer, white_label) in [
+        ("score cp 500", 500),
+        ("score cp -20", -20),
+        ("score cp 9000", 3000),
+        ("score mate 3", 3000),
+        ("score mate -2", -3000),
+    ] {
+        let go = format!(
+            "echo 'info depth 1 {answer} nodes 9 pv e2e4'; \
+             echo 'info depth 2 score cp 777 lowerbound'; \
+             echo 'info depth 2 nodes 99 pv e2e4'; echo 'bestmove 0000'"
+        );
+        let teacher = fake_teacher("labels.sh", &go);
+        let file = temp("labels.txt");
+        let (status, err) = datagen_taught(&file, &teacher, 60.0);
+        assert!(status.success(), "{answer}: {err}");
+        let positions = check_datagen_file(&file, true);
+        assert!(!positions.is_empty());
+        for (board, score) in positions {
+            let expected = if board.side == 8 {
+                white_label
+            } else {
+                -white_label
+            };
+            assert_eq!(score, Some(expected), "{answer}: {}", board.fen());
+        }
+        let _ = std::fs::remove_file(file);
+        let _ = std::fs::remove_file(teacher);
+    }
+}
+
+#[test]
+fn teachers_that_are_not_uci_engines_fail_clearly() {
+    let cases = [
+        (
+            "/nonexistent/engine".to_string(),
+            "cannot start teacher",
+            false,
+        ),
+        ("/bin/cat".into(), "did not answer 'uci' within", false),
+        (fake_teacher("dies.sh", "exit 3"), "exit status: 3", true),
+        (
+            fake_teacher(
+                "garbage.sh",
+                "echo 'info score cp lots'; echo 'bestmove e2e4'",
+            ),
+            "answered garbage",
+            true,
+        ),
+        (
+            fake_teacher("silent.sh", "echo 'bestmove e2e4'"),
+            "gave no score",
+            true,
+        ),
+    ];
+    for (teacher, message, started) in cases {
+        let file = temp("failed.txt");
+        let _ = std::fs::remove_file(&file);
+        // (a program that never answers is given up after 10 s)
+        let (status, err) = datagen_taught(&file, &teacher, 40.0);
+        assert_eq!(status.code(), Some(1), "{teacher}: {err}");
+        let said = |l: &str| l.starts_with("rmax: datagen: ") && l.contains(message);
+        assert!(err.lines().any(said), "{teacher}: {err}");
+        // a teacher that does not start fails the run before FILE is created; one that
+        // fails later leaves no partial game in it
+        match std::fs::read_to_string(&file) {
+            Ok(text) => assert!(started && text.is_empty(), "{teacher}: {text}"),
+            Err(_) => assert!(!started, "{teacher}"),
+        }
+        let _ = std::fs::remove_file(file);
+        if started {
+            let _ = std::fs::remove_file(teacher); // (a script of this test)
+        }
+    }
+}
+
+#[test]
 fn datagen_rejects_bad_arguments() {
     for args in [
         &["datagen"][..],
         &["datagen", "x", "/dev/null"],
         &["datagen", "1", "/dev/null", "--nodes"],
         &["datagen", "1", "/dev/null", "--speed", "3"],
+        &["datagen", "1", "/dev/null", "--label-depth", "deep"],
+        &["datagen", "1", "/dev/null", "--teacher-nodes", "100"],
+        &[
+            "datagen",
+            "1",
+            "/dev/null",
+            "--teacher",
+            "sf",
+            "--label-nodes",
+            "100",
+        ],
     ] {
         let (status, _, err) = run(args, 10.0);
         assert_eq!(status.code(), Some(2), "{args:?}: {err}");
@@ -187,4 +393,102 @@ fn tuning_lowers_the_error_and_prints_lib_rs_lines() {
         assert_eq!(&pawn[..8], "MMMMMMMM");
         assert_eq!(&pawn[56..], "MMMMMMMM");
     }
+}
+
+/// eval.epd's lines (`FEN [r]`) and their positions.
+fn eval_epd() -> Vec<(String, Board)> {
+    let text = std::fs::read_to_string(EVAL_EPD).unwrap();
+    text.lines()
+        .map(|line| {
+            let fen: Vec<&str> = line.split(' ').take(6).collect();
+            (line.to_string(), Board::from_fen(&fen.join(" ")).unwrap())
+        })
+        .collect()
+}
+
+/// The number after `prefix` in `out`.
+fn number_after(out: &str, prefix: &str) -> f64 {
+    let at = out
+        .find(prefix)
+        .unwrap_or_else(|| panic!("no {prefix:?} in {out}"));
+    let rest = &out[at + prefix.len()..];
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(rest.len());
+    rest[..end]
+        .parse()
+        .unwrap_or_else(|e| panic!("{prefix}: {e} in {out}"))
+}
+
+#[test]
+fn tune_reads_old_and_new_lines_and_blends_with_lambda() {
+    // every other line gets a score (White's view, like datagen's): old and new lines mixed
+    let positions = eval_epd();
+    let mixed: String = positions
+        .iter()
+        .enumerate()
+        .map(|(i, (line, board))| match i % 2 {
+            0 => format!("{line}\n"),
+            _ => format!("{line} {}\n", if board.side == 8 { 35 } else { -35 }),
+        })
+        .collect();
+    let file = temp("mixed.txt");
+    std::fs::write(&file, mixed).unwrap();
+    let (code, out, err) = tune(&[&file, "--epochs", "2", "--holdout", "0"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let n = positions.len();
+    assert!(out.contains(&format!("{n} positions")), "{out}");
+    assert!(out.contains(&format!("{} with a score", n / 2)), "{out}");
+    assert!(
+        out.contains("lambda = 0 ("),
+        "some lines have no score: {out}"
+    );
+    let (code, out, err) = tune(&[&file, "--epochs", "2", "--lambda", "1"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("lambda = 1 (--lambda)"), "{out}");
+    assert!(
+        out.contains("done:") && out.contains("lambda = 1;"),
+        "{out}"
+    );
+    for bad in ["1.5", "-0.1", "x"] {
+        let (code, _, err) = tune(&[&file, "--lambda", bad]);
+        assert_eq!(code, Some(2), "{bad}: {err}");
+    }
+    let _ = std::fs::remove_file(file);
+}
+
+#[test]
+fn with_lambda_1_the_target_is_the_scores_sigmoid() {
+    // each score is lib.rs's own eval from White's view: at lambda 1 the targets are the
+    // eval's sigmoid itself, so lib.rs's weights fit them but for the eval's rounding
+    let positions = eval_epd();
+    let scored: String = positions
+        .iter()
+        .map(|(line, b)| {
+            let white = if b.side == 8 { b.eval() } else { -b.eval() };
+            format!("{line} {white}\n")
+        })
+        .collect();
+    let file = temp("own-eval.txt");
+    std::fs::write(&file, scored).unwrap();
+    let start_error = |lambda: &str| {
+        let mut args = vec![&file[..], "--epochs", "1", "--holdout", "0"];
+        if !lambda.is_empty() {
+            args.extend(["--lambda", lambda]);
+        }
+        let (code, out, err) = tune(&args);
+        assert_eq!(code, Some(0), "{out}{err}");
+        (number_after(&out, "lib.rs's weights: error "), out)
+    };
+    let (exact, out) = start_error("1");
+    assert!(exact < 1e-5, "{out}");
+    let (results, out) = start_error("0");
+    assert!(results > 0.01, "{out}");
+    let (default, out) = start_error("");
+    assert!(
+        out.contains("lambda = 0.5 (every position has a score)"),
+        "{out}"
+    );
+    assert!(default > exact && default < results, "{out}");
+    let _ = std::fs::remove_file(file);
 }

@@ -1,11 +1,13 @@
 //! A Texel tuner for rmax's evaluation, std only.
 //!
-//! `tune FILE [--epochs N] [--lr X] [--reg X] [--holdout PERCENT] [--limit N] [--threads T] ...`
-//! fits every evaluation weight to the results of the positions in FILE (lines `FEN [1.0]`,
-//! `[0.5]` or `[0.0]`, White's view, as `rmax datagen` writes them): it minimises the mean
-//! squared error between the results and sigmoid(K * eval / 400) with Adam over the whole
-//! data set, after finding the K that fits lib.rs's current weights best. The weights are
-//! printed as the `VALUE` and `TABLES` lines of lib.rs, ready to paste.
+//! `tune FILE [--lambda L] [--epochs N] [--lr X] [--reg X] [--holdout PERCENT] [--limit N] ...`
+//! fits every evaluation weight to the positions in FILE, lines `FEN [r]` or `FEN [r] score`
+//! as `rmax datagen` writes them: the game result r (`1.0`, `0.5` or `0.0`) and a search's
+//! score (centipawns), both from White's view. It minimises the mean squared error between
+//! each position's target and sigmoid(K * eval / 400) with Adam over the whole data set,
+//! after finding the K that fits lib.rs's current weights best. The target blends score and
+//! result: `L * sigmoid(K * score / 400) + (1 - L) * r` (the result alone without a score).
+//! The weights are printed as the `VALUE` and `TABLES` lines of lib.rs, ready to paste.
 //!
 //! `tune --check FILE [--perturb]` proves the model is lib.rs's eval: on every position of
 //! FILE (a FEN per line; what follows its fields is ignored) the tuner's eval with the weights
@@ -248,6 +250,10 @@ struct Data {
     count: Vec<i8>,
     phase: Vec<u8>,
     result: Vec<f32>,
+    /// The search's score (cp, White's view); NaN when the line has none.
+    score: Vec<f32>,
+    /// What the eval's sigmoid should come near: the result until `set_targets`.
+    target: Vec<f32>,
 }
 
 impl Data {
@@ -264,6 +270,8 @@ impl Data {
             count: self.count[cut..].to_vec(),
             phase: self.phase[at..].to_vec(),
             result: self.result[at..].to_vec(),
+            score: self.score[at..].to_vec(),
+            target: self.target[at..].to_vec(),
         };
         let mut first = self;
         first.start.truncate(at + 1);
@@ -271,7 +279,22 @@ impl Data {
         first.count.truncate(cut);
         first.phase.truncate(at);
         first.result.truncate(at);
+        first.score.truncate(at);
+        first.target.truncate(at);
         (first, rest)
+    }
+
+    /// How many positions have a score.
+    fn scored(&self) -> usize {
+        self.score.iter().filter(|s| !s.is_nan()).count()
+    }
+
+    /// Each position's target with weight `lambda` on the score's sigmoid (see `target`).
+    fn set_targets(&mut self, k: f64, lambda: f64) {
+        for ((t, &r), &s) in self.target.iter_mut().zip(&self.result).zip(&self.score) {
+            let score = (!s.is_nan()).then_some(s as f64);
+            *t = target(r as f64, score, k, lambda) as f32;
+        }
     }
 
     /// The model's eval (White's view) of position i, unrounded.
@@ -294,17 +317,23 @@ fn load(path: &str, limit: usize) -> Data {
         count: vec![],
         phase: vec![],
         result: vec![],
+        score: vec![],
+        target: vec![],
     };
     let mut skipped = 0;
     for line in read_lines(path).iter().take(limit) {
         let (fen, rest) = split_fen(line);
-        let (Ok(b), Some(r)) = (Board::from_fen(&fen), rest.iter().find_map(|w| result(w))) else {
+        let at = rest.iter().position(|w| result(w).is_some());
+        let (Ok(b), Some(at)) = (Board::from_fen(&fen), at) else {
             skipped += 1;
             if skipped <= 5 {
                 eprintln!("tune: skipped (no FEN and result): {line}");
             }
             continue;
         };
+        let r = result(rest[at]).expect("a result there");
+        // the score, if any, follows the result
+        let score = rest.get(at + 1).and_then(|w| w.parse::<f32>().ok());
         let p = features(&b);
         for (i, n) in p.features {
             d.index.push(i);
@@ -313,6 +342,9 @@ fn load(path: &str, limit: usize) -> Data {
         d.start.push(d.index.len() as u32);
         d.phase.push(p.phase);
         d.result.push(r);
+        d.score
+            .push(score.filter(|s| s.is_finite()).unwrap_or(f32::NAN));
+        d.target.push(r);
     }
     if skipped > 0 {
         eprintln!("tune: {skipped} lines skipped");
@@ -323,6 +355,16 @@ fn load(path: &str, limit: usize) -> Data {
 /// sigmoid(K * eval / 400), with K scaled so that 400 cp at K = 1 means 10 to 1 odds.
 fn sigmoid(eval: f64, k: f64) -> f64 {
     1.0 / (1.0 + (-k * eval * std::f64::consts::LN_10 / 400.0).exp())
+}
+
+/// A position's target: `lambda * sigmoid(K * score / 400) + (1 - lambda) * result`, or
+/// the result when there is no score. The score goes through the eval's own sigmoid, so
+/// that at lambda 1 the eval is fitted to the score itself.
+fn target(result: f64, score: Option<f64>, k: f64, lambda: f64) -> f64 {
+    match score {
+        Some(score) => lambda * sigmoid(score, k) + (1.0 - lambda) * result,
+        None => result,
+    }
 }
 
 /// Splits the positions into `threads` ranges and sums `f(range)` over them in parallel.
@@ -352,7 +394,7 @@ fn error(d: &Data, w: &[[f64; 2]], k: f64, threads: usize) -> f64 {
         threads,
         |range| {
             range
-                .map(|i| (d.result[i] as f64 - sigmoid(d.eval(i, w), k)).powi(2))
+                .map(|i| (d.target[i] as f64 - sigmoid(d.eval(i, w), k)).powi(2))
                 .sum::<f64>()
         },
         |a, b| a + b,
@@ -371,7 +413,7 @@ fn gradient(d: &Data, w: &[[f64; 2]], k: f64, threads: usize) -> (f64, Vec<[f64;
             let mut total = 0.0;
             for i in range {
                 let s = sigmoid(d.eval(i, w), k);
-                let diff = s - d.result[i] as f64;
+                let diff = s - d.target[i] as f64;
                 total += diff * diff;
                 // d(error)/d(eval), then d(eval)/d(weight) = count * phase share
                 let de = 2.0 * diff * s * (1.0 - s) * scale;
@@ -401,7 +443,8 @@ fn gradient(d: &Data, w: &[[f64; 2]], k: f64, threads: usize) -> (f64, Vec<[f64;
     (total / n, g)
 }
 
-/// The K that fits weights `w` best: golden-section search, the error being unimodal in K.
+/// The K that fits weights `w` to the targets best (golden-section search, the error being
+/// unimodal in K). Called while the targets are the results: see `main`.
 fn find_k(d: &Data, w: &[[f64; 2]], threads: usize) -> f64 {
     let (mut a, mut b) = (0.05, 4.0);
     let r = (5f64.sqrt() - 1.0) / 2.0;
@@ -416,8 +459,16 @@ fn find_k(d: &Data, w: &[[f64; 2]], threads: usize) -> f64 {
     (a + b) / 2.0
 }
 
-const USAGE: &str = "usage: tune FILE [--epochs N] [--lr X] [--reg X] [--holdout PERCENT] \
-    [--limit N] [--threads T] [--report N] [--dump N]\n       tune --check FILE [--perturb]";
+const USAGE: &str = "usage: tune FILE [--lambda L] [--epochs N] [--lr X] [--reg X] \
+    [--holdout PERCENT] [--limit N] [--threads T] [--report N] [--dump N]\n       \
+    tune --check FILE [--perturb]";
+
+/// The weight on the scores when --lambda is not given and every position has one. Not
+/// measured here: half and half keeps the results' anchor to how games end (the labels may
+/// come from rmax's own search, whose blind spots a fit to them alone would learn) while
+/// the scores cut most of the results' noise. With a score missing anywhere: 0, results
+/// alone, as before there were scores.
+const LAMBDA_ALL_SCORED: f64 = 0.5;
 
 struct Options {
     file: String,
@@ -429,6 +480,8 @@ struct Options {
     dump: usize,
     holdout: usize,
     reg: f64,
+    /// --lambda: the weight on the scores (None: the default, see LAMBDA_ALL_SCORED).
+    lambda: Option<f64>,
 }
 
 fn options(args: &[String]) -> Options {
@@ -445,6 +498,7 @@ fn options(args: &[String]) -> Options {
         dump: 250,
         holdout: 10,
         reg: 3e-7,
+        lambda: None,
     };
     for pair in rest.chunks(2) {
         let [name, value] = pair else {
@@ -474,6 +528,15 @@ fn options(args: &[String]) -> Options {
                     &mut o.reg
                 }) = x;
             }
+            "--lambda" => {
+                let x = value
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| (0.0..=1.0).contains(x));
+                o.lambda = Some(x.unwrap_or_else(|| {
+                    fail(&format!("--lambda: '{value}' is not a number from 0 to 1"))
+                }));
+            }
             _ => fail(&format!("unknown option {name}")),
         }
     }
@@ -495,13 +558,15 @@ fn main() {
     // the file holds whole games one after the other: its last lines are whole other games
     let held = all.len() * o.holdout / 100;
     let at = all.len() - held;
-    let (d, valid) = all.split(at);
+    let scored = all.scored();
+    let (mut d, mut valid) = all.split(at);
     if d.len() == 0 {
         fail(&format!("{}: no positions to tune on", o.file));
     }
+    let total = d.len() + valid.len();
     println!(
-        "{} positions ({} to tune on, {} held out), {:.1} features a position, loaded in {:.1} s",
-        d.len() + valid.len(),
+        "{total} positions ({} to tune on, {} held out), {scored} with a score, {:.1} features \
+         a position, loaded in {:.1} s",
         d.len(),
         valid.len(),
         d.index.len() as f64 / d.len() as f64,
@@ -511,7 +576,27 @@ fn main() {
         .iter()
         .map(|x| [x[0] as f64, x[1] as f64])
         .collect();
+    // K is fitted to the results, before the scores come in: it sets the scale of the eval
+    // against how games end. Fitted to the blend it would be meaningless, as the targets
+    // move with K: at lambda 1 both sigmoids are 1/2 at K = 0, where the error vanishes.
     let k = find_k(&d, &start, o.threads);
+    let (lambda, why) = match o.lambda {
+        Some(lambda) => (lambda, "--lambda".to_string()),
+        None if scored == total => (LAMBDA_ALL_SCORED, "every position has a score".into()),
+        None => (0.0, format!("{} positions have no score", total - scored)),
+    };
+    d.set_targets(k, lambda);
+    valid.set_targets(k, lambda);
+    println!("K = {k:.4} (fitted to the results)");
+    println!(
+        "lambda = {lambda} ({why}): target = lambda * sigmoid(K * score / 400) + (1 - lambda) \
+         * result{}",
+        if scored < total && lambda > 0.0 {
+            "; the result alone where there is no score"
+        } else {
+            ""
+        }
+    );
     let held_error = |w: &[[f64; 2]]| {
         if valid.len() > 0 {
             format!(", held out {:.6}", error(&valid, w, k, o.threads))
@@ -521,7 +606,7 @@ fn main() {
     };
     let start_error = error(&d, &start, k, o.threads);
     println!(
-        "K = {k:.4}; lib.rs's weights: error {start_error:.6}{}",
+        "lib.rs's weights: error {start_error:.6}{}",
         held_error(&start)
     );
     // Adam, full batch; the step shrinks linearly to a tenth of --lr over the run. The L2
@@ -575,7 +660,7 @@ fn main() {
     let (q, clamped) = quantize(&best);
     let qw: Vec<[f64; 2]> = q.iter().map(|x| [x[0] as f64, x[1] as f64]).collect();
     println!(
-        "done: {} epochs in {:.1} s; K = {k:.4}; the weights of epoch {best_epoch} (best on \
+        "done: {} epochs in {:.1} s; K = {k:.4}, lambda = {lambda}; the weights of epoch {best_epoch} (best on \
          the held-out games): error {start_error:.6} -> {:.6} ({:.6} with the printed \
          weights{}); {} table entries clamped",
         o.epochs,
@@ -649,6 +734,48 @@ mod tests {
             }
         }
         assert!(tested > 30, "{tested}");
+    }
+
+    #[test]
+    fn targets_blend_the_score_sigmoid_and_the_result() {
+        let k = 0.9;
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        // lambda 1: the score's sigmoid alone, with the eval's K; lambda 0: the result alone
+        assert!(close(target(0.0, Some(150.0), k, 1.0), sigmoid(150.0, k)));
+        assert!(close(target(1.0, Some(-80.0), k, 1.0), sigmoid(-80.0, k)));
+        assert!(close(target(0.5, Some(150.0), k, 0.0), 0.5));
+        let blend = 0.25 * sigmoid(300.0, k) + 0.75;
+        assert!(close(target(1.0, Some(300.0), k, 0.25), blend));
+        // no score: the result, whatever lambda
+        for lambda in [0.0, 0.5, 1.0] {
+            assert!(close(target(0.0, None, k, lambda), 0.0));
+        }
+        // 0 cp is even; the sigmoid is White's winning chance, rising with the score
+        assert!(close(target(1.0, Some(0.0), k, 1.0), 0.5));
+        assert!(target(0.0, Some(3000.0), k, 1.0) > 0.9999);
+        assert!(target(0.0, Some(100.0), 2.0 * k, 1.0) > target(0.0, Some(100.0), k, 1.0));
+    }
+
+    #[test]
+    fn lines_with_and_without_scores_load_and_blend() {
+        let text = format!(
+            "{} [1.0]\n{} [0.5] -250\n{} [0.0] 40 some comment\n{} [0.5] 1-0\n",
+            FENS[0], FENS[1], FENS[2], FENS[3]
+        );
+        let path = std::env::temp_dir().join(format!("rmax-tune-mixed-{}", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let mut d = load(path.to_str().unwrap(), usize::MAX);
+        let _ = std::fs::remove_file(path);
+        assert_eq!(d.result, [1.0, 0.5, 0.0, 0.5]);
+        assert_eq!(d.scored(), 2);
+        assert!(d.score[0].is_nan() && d.score[3].is_nan());
+        assert_eq!(&d.score[1..3], [-250.0, 40.0]);
+        assert_eq!(d.target, d.result, "the results until set_targets");
+        d.set_targets(1.0, 1.0);
+        let expected = [1.0, sigmoid(-250.0, 1.0), sigmoid(40.0, 1.0), 0.5];
+        for (t, e) in d.target.iter().zip(expected) {
+            assert!((*t as f64 - e).abs() < 1e-6, "{:?}", d.target);
+        }
     }
 
     #[test]

@@ -124,11 +124,9 @@ fn multipv_3_shows_three_lines_a_depth_and_plays_line_1() {
     }
 }
 
-/// The lines of a depth come best first. The search on branch `search` does not keep to
-/// this yet (a later line can score a few centipawns above an earlier one, searched with
-/// another window and another hash table): run with `--ignored` once it does.
+/// The lines of a depth come best first (a later line, searched with another window and
+/// another hash table, can score above an earlier one: the engine sorts them).
 #[test]
-#[ignore = "the engine's MultiPV lines are not yet sorted by score"]
 fn multipv_scores_do_not_increase_from_line_to_line() {
     let _serial = serial();
     let mut r = uci();

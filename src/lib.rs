@@ -419,17 +419,6 @@ impl Board {
         v
     }
 
-    /// Does `m` give check directly (the piece it puts on m.to attacks the enemy king)? Cheaper
-    /// than making it; blind to discovered checks and to the rook of a castling.
-    fn checks(&self, m: Move) -> bool {
-        let (k, mut x) = (m.promo.max(self.b[m.from] & 7), self.b);
-        x[m.from] = 0; // (a slider may look back over the square it leaves)
-        let king = self.king[self.side as usize / 8 ^ 3];
-        steps(k, self.side)
-            .iter()
-            .any(|&d| ray(&x, m.to, d, k > 2 && k < 6) == king)
-    }
-
     /// Plays a legal move.
     pub fn make(&mut self, m: Move) {
         let (f, t, p, victim) = (m.from, m.to, self.b[m.from], self.b[m.to]);
@@ -804,11 +793,11 @@ impl Engine {
                     let gain = WORTH[victim] + WORTH[m.promo as usize];
                     // futility (quiescence: delta pruning): near the leaves, a move that cannot
                     // win back enough to lift a lost cause is skipped; late-move pruning: past
-                    // enough quiet moves, the rest will not cut. Not a move that gives check
-                    // (mates hide there).
+                    // enough quiet moves, the rest will not cut. Not a move that gives check (mates
+                    // hide there: the child board is made only for a move about to be pruned).
                     if ((qs || prune && tried > 0 && d < 8) && eval + 50 + 100 * d + gain <= a
                         || prune && quiet && quiets > (1 + d * d) >> 1 - improving)
-                        && !b.checks(m)
+                        && !b.after(m).in_check()
                     {
                         continue;
                     }

@@ -403,10 +403,11 @@ impl Board {
         }
         v.retain(|&Move { from: f, to: t, .. }| {
             let (p, d) = (b[f], pin[f] as usize);
-            if check || p & 7 == 6 || p & 7 == 1 && t == self.ep {
+            let ep = p & 7 == 1 && t == self.ep; // (only a pawn takes e.p.: a piece may go there)
+            if check || p & 7 == 6 || ep {
                 // in check, king moves and e.p. get the full test: make the move and look
                 let mut x = *b;
-                if t == self.ep {
+                if ep {
                     x[t ^ 16] = 0;
                 }
                 (x[t], x[f]) = (p, 0);

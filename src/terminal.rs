@@ -25,7 +25,7 @@ Commands:
   resign          give up the game
   time <s>        rmax thinks <s> seconds per move (time 0.5; at most 3600)
   depth <n>       rmax searches <n> plies per move instead (1 to 64)
-  level <elo>     rmax plays like a player rated <elo> (1000 to 2200; level 1500)
+  level <elo>     rmax plays like a player rated <elo> (1000 to 2000; level 1500)
   level off       rmax plays at full strength (the default)
   analyse [n]     the n best lines of the position (default 3; 1 to 10), deeper and
                   deeper until Enter (also: analyze)

@@ -74,7 +74,10 @@ fn a_piece_on_the_en_passant_square_does_not_capture_the_checking_pawn() {
     // piece that moves to the e.p. square takes nothing: it was once judged legal as if it
     // had (rmax played Bc2-b3?? here in a match). Counts by python-chess.
     for (fen, counts) in [
-        ("8/3K2P1/2Q1p3/k3N3/pP3P2/P7/2b5/8 b - b3 0 73", [1, 38, 264]),
+        (
+            "8/3K2P1/2Q1p3/k3N3/pP3P2/P7/2b5/8 b - b3 0 73",
+            [1, 38, 264],
+        ),
         ("8/8/8/4k3/1n1Pp3/8/8/4K3 b - d3 0 1", [8, 44, 566]),
         ("Q7/7k/8/2pP4/1K6/8/8/8 w - c6 0 1", [9, 33, 684]),
     ] {

@@ -386,10 +386,8 @@ impl Board {
         let mut pin = [0u8; 128];
         for (i, &d) in DIRS[..8].iter().enumerate() {
             // the first piece out from the king, and the next
-            let (s, t) = (
-                ray(b, king, d, true),
-                ray(b, ray(b, king, d, true), d, true),
-            );
+            let s = ray(b, king, d, true);
+            let t = ray(b, s, d, true);
             let k = b[t & 127] & 7;
             // an own piece, then an enemy slider moving along the line
             if s & 0x88 == 0

@@ -23,6 +23,7 @@
 
 mod teacher;
 
+use crate::lock;
 use rmax::{Board, Engine, Limits, START};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -323,10 +324,7 @@ pub fn run(args: &[&str]) {
             .map(|labeller| {
                 scope.spawn(move || {
                     if let Err(e) = play_games(run, labeller) {
-                        run.error
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .get_or_insert(e);
+                        lock(&run.error).get_or_insert(e);
                         run.failed.store(true, Relaxed);
                     }
                 })
@@ -338,14 +336,9 @@ pub fn run(args: &[&str]) {
         drop(done);
     });
     // the threads are done and their teachers gone: what was written, and why it stopped
-    let flushed = run
-        .shared
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .out
-        .flush();
+    let flushed = lock(&run.shared).out.flush();
     report(&run);
-    if let Some(e) = run.error.lock().unwrap_or_else(|e| e.into_inner()).take() {
+    if let Some(e) = lock(&run.error).take() {
         stop(&e);
     }
     if let Err(e) = flushed {
@@ -404,7 +397,7 @@ fn play_games(run: &Run, mut labeller: Option<Labeller>) -> Result<(), String> {
             }
             text += "\n";
         }
-        let mut s = run.shared.lock().unwrap_or_else(|e| e.into_inner());
+        let mut s = lock(&run.shared);
         // whole games at a time, flushed, so that a run stopped early leaves whole lines
         s.out
             .write_all(text.as_bytes())
@@ -419,7 +412,7 @@ fn play_games(run: &Run, mut labeller: Option<Labeller>) -> Result<(), String> {
 /// A progress line: games, results, positions, speeds, time and the time still needed.
 fn report(run: &Run) {
     let (games, positions, [w, d, l]) = {
-        let s = run.shared.lock().unwrap_or_else(|e| e.into_inner());
+        let s = lock(&run.shared);
         (s.games, s.positions, s.results)
     };
     let secs = run.start.elapsed().as_secs_f64().max(1e-3);

@@ -2,7 +2,8 @@
 
 use crate::game::{read_move, start_board, Game, Parsed};
 use crate::uci::moves_text;
-use crate::{budget, int, parse_fen, short, split_word, Event, Searcher, MAX_LINE, OVERHEAD_MS};
+use crate::OVERHEAD_MS;
+use crate::{budget, int, lock, parse_fen, short, split_word, Event, Searcher, MAX_LINE};
 use crate::{MAX_MULTIPV, VERSION};
 use rmax::{Info, Limits, MATE};
 use std::io::Write;
@@ -302,13 +303,13 @@ impl Xboard {
             multipv: self.multipv,
             ..Limits::default()
         };
-        *self.progress.lock().unwrap_or_else(|e| e.into_inner()) = Info::default();
+        *lock(&self.progress) = Info::default();
         self.analysis_start = Instant::now();
         let progress = self.progress.clone();
         let report = Box::new(move |i: &Info| {
             say!("{}", thinking(i));
             if i.multipv <= 1 {
-                *progress.lock().unwrap_or_else(|e| e.into_inner()) = i.clone();
+                *lock(&progress) = i.clone();
             }
         });
         self.search.start(
@@ -325,11 +326,7 @@ impl Xboard {
     /// completed iteration (the search does not publish its progress inside one, so mvleft
     /// is 0: that iteration has no move left).
     pub fn analysis_status(&self) {
-        let info = self
-            .progress
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
+        let info = lock(&self.progress).clone();
         let centis = self.analysis_start.elapsed().as_millis() / 10;
         let total = self.game.board().gen(false).len();
         let name = info.pv.first().map_or(String::new(), |m| format!(" {m}"));

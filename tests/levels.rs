@@ -3,28 +3,12 @@
 
 mod common;
 use common::*;
-use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
-
-/// Timing tests must not compete for the CPU with another test's search: one at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 const ITALIAN: &str = "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 1 5";
 /// White's king on g1 has two moves (f1, h1): the rook on a2 holds the second rank.
 const TWO_MOVES: &str = "k7/8/8/8/8/8/r7/6K1 w - - 0 1";
-
-/// rmax after the `uci` handshake.
-fn uci() -> Rmax {
-    let mut r = Rmax::start(&[]);
-    r.send("uci");
-    r.expect("uciok\n", 5.0);
-    r
-}
 
 /// One `info depth` line, taken apart.
 #[derive(Debug)]
@@ -362,20 +346,6 @@ fn a_level_picks_among_its_lines_and_shows_only_those_asked_for() {
 // xboard
 // ---------------------------------------------------------------------------------------
 
-/// rmax after `xboard` and `protover 2`, and the features line.
-fn xboard() -> (Rmax, String) {
-    let mut r = Rmax::start(&[]);
-    r.send("xboard");
-    r.send("protover 2");
-    let features = r.line("feature ", 5.0);
-    (r, features)
-}
-
-fn sync(r: &mut Rmax, n: u32) -> String {
-    r.send(&format!("ping {n}"));
-    r.expect(&format!("pong {n}\n"), 10.0)
-}
-
 #[test]
 fn xboard_analysis_shows_the_multipv_lines_asked_for() {
     let _serial = serial();
@@ -449,23 +419,6 @@ fn xboard_new_clears_the_hash_table_and_history_like_ucinewgame() {
 // ---------------------------------------------------------------------------------------
 // The terminal
 // ---------------------------------------------------------------------------------------
-
-const PROMPT: &str = "rmax> ";
-
-/// rmax in terminal mode, thinking `secs` per move; the greeting has been read.
-fn terminal(secs: &str) -> Rmax {
-    let mut r = Rmax::start(&[]);
-    r.send(&format!("time {secs}"));
-    r.expect(PROMPT, 5.0);
-    r.expect(PROMPT, 5.0);
-    r
-}
-
-/// Sends a line; its output, up to the next prompt.
-fn say(r: &mut Rmax, line: &str) -> String {
-    r.send(line);
-    r.expect(PROMPT, 30.0)
-}
 
 #[test]
 fn the_terminal_level_shows_in_the_status_line_help_and_pgn() {
@@ -578,31 +531,6 @@ fn analyse_shows_the_lines_asked_for_until_enter() {
     r.expect("  2) depth 3 ", 10.0);
     let (status, _, _) = r.wait(5.0);
     assert!(status.success());
-}
-
-/// rmax on a pseudo-terminal through util-linux `script`, or None where there is none.
-fn on_a_terminal() -> Option<Rmax> {
-    let found = std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("util-linux"));
-    if !found {
-        println!("note: no util-linux script here; the terminal variant is skipped");
-        return None;
-    }
-    let mut command = std::process::Command::new("script");
-    command
-        .args([
-            "-qfc",
-            &format!("'{}'", env!("CARGO_BIN_EXE_rmax")),
-            "/dev/null",
-        ])
-        .env("LANG", "C.UTF-8")
-        .env_remove("LC_ALL")
-        .env_remove("LC_CTYPE");
-    let mut r = Rmax::spawn(command);
-    r.expect(PROMPT, 10.0);
-    Some(r)
 }
 
 #[test]

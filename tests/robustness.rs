@@ -316,14 +316,6 @@ fn the_terminal_survives_garbage() {
     assert!(status.success() && err.is_empty(), "{status:?} {err}");
 }
 
-/// rmax after the UCI handshake.
-fn uci() -> Rmax {
-    let mut r = Rmax::start(&[]);
-    r.send("uci");
-    r.expect("uciok\n", 5.0);
-    r
-}
-
 #[test]
 fn an_overlong_line_is_refused_without_being_stored_and_long_games_still_work() {
     let mut r = uci();

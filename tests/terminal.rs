@@ -3,25 +3,6 @@
 mod common;
 use common::*;
 
-const PROMPT: &str = "rmax> ";
-
-/// rmax in terminal mode, thinking `secs` per move; the greeting has been read.
-fn terminal(secs: &str) -> Rmax {
-    let mut r = Rmax::start(&[]);
-    r.send(&format!("time {secs}"));
-    let greeting = r.expect(PROMPT, 5.0);
-    assert!(greeting.contains("  a b c d e f g h"), "{greeting}");
-    let out = r.expect(PROMPT, 5.0);
-    assert!(out.contains(secs), "{out}");
-    r
-}
-
-/// Sends a line; its output, up to the next prompt.
-fn say(r: &mut Rmax, line: &str) -> String {
-    r.send(line);
-    r.expect(PROMPT, 30.0)
-}
-
 fn fen(r: &mut Rmax) -> String {
     say(r, "fen").trim_end_matches(PROMPT).trim().to_string()
 }
@@ -527,32 +508,6 @@ fn help_lists_the_new_commands() {
     for command in ["hint", "save", "load", "resign", "unicode", "Enter", "undo"] {
         assert!(out.contains(command), "{command}: {out}");
     }
-}
-
-/// rmax on a pseudo-terminal through util-linux `script`, or None (with a note) where there
-/// is no such `script`.
-fn on_a_terminal() -> Option<Rmax> {
-    let found = std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("util-linux"));
-    if !found {
-        println!("note: no util-linux script here; the terminal variant is skipped");
-        return None;
-    }
-    let mut command = std::process::Command::new("script");
-    command
-        .args([
-            "-qfc",
-            &format!("'{}'", env!("CARGO_BIN_EXE_rmax")),
-            "/dev/null",
-        ])
-        .env("LANG", "C.UTF-8")
-        .env_remove("LC_ALL")
-        .env_remove("LC_CTYPE");
-    let mut r = Rmax::spawn(command);
-    r.expect(PROMPT, 10.0); // the greeting comes at once on a terminal
-    Some(r)
 }
 
 #[test]

@@ -2,24 +2,8 @@
 
 mod common;
 use common::*;
-use std::sync::{Mutex, MutexGuard};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
-
-/// Timing tests must not compete for the CPU with another test's search: one at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// rmax after the `uci` handshake.
-fn uci() -> Rmax {
-    let mut r = Rmax::start(&[]);
-    r.send("uci");
-    r.expect("uciok\n", 5.0);
-    r
-}
 
 /// The move of the next `bestmove` line.
 fn bestmove(r: &mut Rmax, secs: f64) -> String {

@@ -4,25 +4,10 @@ mod common;
 use common::*;
 use std::time::{Duration, Instant};
 
-/// rmax after `xboard` and `protover 2`; returns the feature line too.
-fn xboard() -> (Rmax, String) {
-    let mut r = Rmax::start(&[]);
-    r.send("xboard");
-    r.send("protover 2");
-    let features = r.line("feature ", 5.0);
-    (r, features)
-}
-
 /// The move of the next `move` line.
 fn engine_move(r: &mut Rmax, secs: f64) -> String {
     let line = r.line("move ", secs);
     line.split_whitespace().nth(1).unwrap_or("").to_string()
-}
-
-/// Sends `ping n` and returns everything before `pong n`.
-fn sync(r: &mut Rmax, n: u32) -> String {
-    r.send(&format!("ping {n}"));
-    r.expect(&format!("pong {n}\n"), 10.0)
 }
 
 #[test]

@@ -5,6 +5,7 @@
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::{Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -220,4 +221,81 @@ pub fn legal(board: &Board, text: &str) -> bool {
 pub fn mates(board: &Board, m: Move) -> bool {
     let after = board.after(m);
     after.in_check() && after.gen(false).is_empty()
+}
+
+/// Timing tests must not compete for the CPU with another test's search: one at a time
+/// (within a test binary).
+static SERIAL: Mutex<()> = Mutex::new(());
+
+pub fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// rmax after the `uci` handshake.
+pub fn uci() -> Rmax {
+    let mut r = Rmax::start(&[]);
+    r.send("uci");
+    r.expect("uciok\n", 5.0);
+    r
+}
+
+/// rmax after `xboard` and `protover 2`; returns the feature line too.
+pub fn xboard() -> (Rmax, String) {
+    let mut r = Rmax::start(&[]);
+    r.send("xboard");
+    r.send("protover 2");
+    let features = r.line("feature ", 5.0);
+    (r, features)
+}
+
+/// Sends xboard's `ping n` and returns everything before `pong n`.
+pub fn sync(r: &mut Rmax, n: u32) -> String {
+    r.send(&format!("ping {n}"));
+    r.expect(&format!("pong {n}\n"), 10.0)
+}
+
+/// The terminal's prompt.
+pub const PROMPT: &str = "rmax> ";
+
+/// rmax in terminal mode, thinking `secs` per move; the greeting has been read.
+pub fn terminal(secs: &str) -> Rmax {
+    let mut r = Rmax::start(&[]);
+    r.send(&format!("time {secs}"));
+    let greeting = r.expect(PROMPT, 5.0);
+    assert!(greeting.contains("  a b c d e f g h"), "{greeting}");
+    let out = r.expect(PROMPT, 5.0);
+    assert!(out.contains(secs), "{out}");
+    r
+}
+
+/// Sends a line to the terminal; its output, up to the next prompt.
+pub fn say(r: &mut Rmax, line: &str) -> String {
+    r.send(line);
+    r.expect(PROMPT, 30.0)
+}
+
+/// rmax on a pseudo-terminal through util-linux `script`, or None (with a note) where there
+/// is no such `script`.
+pub fn on_a_terminal() -> Option<Rmax> {
+    let found = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("util-linux"));
+    if !found {
+        println!("note: no util-linux script here; the terminal variant is skipped");
+        return None;
+    }
+    let mut command = Command::new("script");
+    command
+        .args([
+            "-qfc",
+            &format!("'{}'", env!("CARGO_BIN_EXE_rmax")),
+            "/dev/null",
+        ])
+        .env("LANG", "C.UTF-8")
+        .env_remove("LC_ALL")
+        .env_remove("LC_CTYPE");
+    let mut r = Rmax::spawn(command);
+    r.expect(PROMPT, 10.0); // the greeting comes at once on a terminal
+    Some(r)
 }

@@ -221,6 +221,14 @@ impl Xboard {
         }
     }
 
+    /// Starts a full-strength search of the current position (its move, if any, comes back
+    /// as an event, as for every search).
+    fn start(&mut self, lim: Limits, report: Box<dyn FnMut(&Info) + Send>) {
+        let done = Box::new(|_, _: &Info, _| {});
+        self.search
+            .start(&self.game, lim, None, Arc::default(), report, done);
+    }
+
     /// Stops thinking without playing the move.
     pub fn abort(&mut self) {
         self.search.finish();
@@ -280,14 +288,7 @@ impl Xboard {
                 say!("{}", thinking(i));
             }
         });
-        self.search.start(
-            &self.game,
-            lim,
-            None,
-            Arc::default(),
-            report,
-            Box::new(|_, _, _| {}),
-        );
+        self.start(lim, report);
     }
 
     /// In analysis mode, (re)starts the analysis of the current position: without limits
@@ -312,14 +313,7 @@ impl Xboard {
                 *lock(&progress) = i.clone();
             }
         });
-        self.search.start(
-            &self.game,
-            lim,
-            None,
-            Arc::default(),
-            report,
-            Box::new(|_, _, _| {}),
-        );
+        self.start(lim, report);
     }
 
     /// The answer to `.`: `stat01: time nodes ply mvleft mvtot mvname`, from the last

@@ -129,12 +129,12 @@ impl Move {
 impl fmt::Display for Move {
     /// UCI text: "e2e4", "e7e8q".
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        let promo = ["", "", "n", "b", "r", "q"][self.promo as usize % 6];
         write!(
             f,
-            "{}{}{promo}",
+            "{}{}{}",
             square_name(self.from),
-            square_name(self.to)
+            square_name(self.to),
+            ["", "", "n", "b", "r", "q"][self.promo as usize % 6] // the promotion's letter, if any
         )
     }
 }
@@ -596,7 +596,7 @@ impl Engine {
 
     /// Empties the hash table and gives it `mb` megabytes; forgets the history (a new game).
     pub fn resize(&mut self, mb: usize) {
-        self.tt = vec![Entry::default(); (mb << 20) / std::mem::size_of::<Entry>()];
+        self.tt = vec![Entry::default(); mb << 16]; // 16-byte entries: 2^16 to a megabyte
         self.history = vec![[0; 128]; 23];
     }
 

@@ -748,16 +748,18 @@ impl Engine {
         // and promotions (victim first, then the cheapest attacker), then killers and history.
         let (moves, mut order) = std::mem::take(&mut self.lists[ply]);
         let mut moves = b.moves(qs, moves, check);
-        let best = 'node: {
+        let mut best = 0; // the node's score (the last iteration's best)
+        'node: {
             if moves.is_empty() || b.half > 99 && ply > 0 {
                 // mated, stalemated, or in check on the 100th move: mate beats the fifty-move rule
-                break 'node if qs {
+                best = if qs {
                     eval
                 } else if check && moves.is_empty() {
                     ply as i32 - MATE
                 } else {
                     0
                 };
+                break 'node;
             }
             order.clear();
             order.extend(
@@ -770,7 +772,7 @@ impl Engine {
                     }),
             );
             let mut best_move = e.mv; // (packed; from another position if no hit: harmless)
-            let mut best = 0;
+
             // Pass 2: deepen from one past what the hash table knows up to `depth` (quiescence:
             // one pass at 0), each iteration trying the previous one's best move first.
             for d in if hit { e.depth as i32 + 1 } else { 1 }.min(depth)..=depth {
@@ -825,7 +827,8 @@ impl Engine {
                         s = -self.search(&c, -beta, -a, d - 1, ply + 1, !calm);
                     }
                     if self.stop.load(Relaxed) {
-                        break 'node 0;
+                        best = 0;
+                        break 'node;
                     }
                     (tried, quiets) = (tried + 1, quiets + (quiet && calm) as i32);
                     best = best.max(s);
@@ -869,8 +872,7 @@ impl Engine {
                     };
                 }
             }
-            best
-        };
+        }
         self.lists[ply] = (moves, order);
         best
     }

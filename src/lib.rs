@@ -16,41 +16,20 @@ use std::sync::{
 };
 use std::{fmt, time::Instant};
 
+// === Constants ==================================================================================
+// Shared by all sections and by the interfaces.
+
 /// Score for being mated now; mate in n plies scores `MATE - n`.
 pub const MATE: i32 = 32000;
 /// The start position.
 pub const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+// === Board and FEN ==============================================================================
+// The position: a 0x88 array of piece codes plus side, castling rights, e.p. square and
+// clocks; a Zobrist key and the evaluation's packed score and phase kept up to date by `set`.
+
 /// FEN letter of each piece code (white 9..14, black 17..22); '.' for an empty square.
 const LETTERS: &str = ".........PNBRQK..pnbrqk";
-/// Step vectors as 0x88 offsets mod 256: rook 0..4, bishop 4..8, queen/king 0..8, knight 8..16.
-const DIRS: [usize; 16] = [
-    1, 16, 255, 240, 15, 17, 239, 241, 14, 18, 31, 33, 242, 238, 225, 223,
-];
-/// Game-phase weight of each piece type: 24 with all pieces on, 0 with kings and pawns only.
-pub const PHASE: [i32; 7] = [0, 0, 1, 1, 2, 4, 0];
-/// PeSTO's piece values (middle game, end game) for P N B R Q K.
-pub const VALUE: [i32; 12] = [82, 94, 337, 281, 365, 297, 477, 512, 1025, 936, 0, 0];
-/// PeSTO's piece-square tables, per piece P N B R Q K the middle-game then the end-game
-/// table, 64 squares each from a8 to h1, one char a square: centipawns = 4 * char - 308.
-pub const TABLES: &str = r"MMMMMMMMeo\e^mUJKOSU][SHIPORSPQGFMLPQOOGGLLKNNUJDMHGISWGMMMMMMMMMMMMMMMMyxuornv|efb^[ZabUSPNMNQQPOLKKKNMNOKMMLMKPOOOPMMKMMMMMMMM#7EA\5I2;C_VS]OIA\V]bm_XKQRZV^QSJNQPTRRKGKPORQSIF@JLMQIH3H?EIFHG?CJFEF=4GKGMKGG@GHOOMKHCINSSSPOIIKQSQQNIGLMQOLHGCHKLMHGBF@GIGIA=FN9DGCOKGQIJU\QAIVXWVYVMLNRYVVOMKPPSUPONMQQQQTQONQQMORUMELIHJJCHIHJKKKIGKLOJLJLIMKMMMOMNLOPOQONMKNPROOLKJLOOPNKIIIKMNKIFGKGLKILIUWUZ]OUXTU[]a^SXLRSVQX\QGJOSSVKHDGJMOKOGBGIINMLEBIHKMPK;HJMQQODGPOQQPPONPPPPLNONOOONNLLLNNPMMMMMNNONLKKJLMLMKJKIKKMMKKJLKMNMLJNHFMTP\XXXGCLMI[T[JIOOT[Y[FFIIMQMMKGKKMLNLIMJMLMQNDKPMOQLMMIKOIGEAKSSTTRORIRUW[SUMHOOYYVRONSSX[W[VITRYUUWSIFQOOQONGGEIIGDEEFGBLEHC=SQI?EMPTMHKKLCFKSMIHOSGIHJFEGIDAMFCABE@IIGABEIFMOK=BIOOIVP?OFSQ;DIIJQNIJQQQQWSPOQSQRXXPKSSTSUSNILRSTSOJHLPRSQOKFJNPQNLI@EHJFIGB";
-
-/// Rough piece values (end game) for the gain of a capture or promotion, by type.
-const WORTH: [i32; 7] = [0, 94, 281, 297, 512, 936, 0];
-
-/// Packed score (middle game + end game << 16) of each piece code on each square, White's view.
-static PST: [[i32; 128]; 23] = {
-    let mut t = [[0; 128]; 23];
-    let mut i = 0;
-    while i < 768 {
-        let (k, eg, sq) = (i / 128, i / 64 % 2, i % 64);
-        let v = (TABLES.as_bytes()[i] as i32 * 4 - 308 + VALUE[k * 2 + eg]) << (eg * 16);
-        let s = (7 - sq / 8) * 16 + sq % 8; // table index -> 0x88 square, for White
-        t[k + 9][s] += v;
-        t[k + 17][s ^ 0x70] -= v; // Black: the same table, ranks mirrored
-        i += 1;
-    }
-    t
-};
 
 /// Zobrist key of item `i`: piece * 128 + square for pieces; castling rights (0..16), e.p.
 /// square and side to move (16) use piece 0. A multiply-xorshift hash stands in for a random table.
@@ -72,71 +51,9 @@ fn lost(s: usize) -> usize {
     }
 }
 
-/// The first square from `s` along step `d` (for a leaper: the next one) that is occupied or off
-/// the board.
-fn ray(b: &[u8; 128], s: usize, d: usize, slide: bool) -> usize {
-    let mut t = s + d & 255;
-    while slide && t & 0x88 == 0 && b[t] == 0 {
-        t = t + d & 255;
-    }
-    t
-}
-
-/// Is square `s` attacked by colour `them` on board `b`? Looking out from `s`: a pawn or a
-/// knight a step away; a bishop or rook, or a queen, first on its line; a king next door.
-fn attacked(b: &[u8; 128], s: usize, them: u8) -> bool {
-    (1..5).any(|k| {
-        steps(k, them ^ 24).iter().any(|&d| {
-            let (t, q) = (ray(b, s, d, k > 2), them | 5);
-            t & 0x88 == 0
-                && (b[t] == them | k || k > 2 && (b[t] == q || b[t] == q + 1 && t == s + d & 255))
-        })
-    })
-}
-
-/// The step vectors of piece type `k` of colour `side` (a pawn's: its two captures).
-fn steps(k: u8, side: u8) -> &'static [usize] {
-    let pawn = side as usize / 4 + 2; // White's captures are DIRS[4..6], Black's DIRS[6..8]
-    &DIRS[match k {
-        1 => pawn..pawn + 2,
-        2 => 8..16,
-        3 => 4..8,
-        4 => 0..4,
-        _ => 0..8,
-    }]
-}
-
 /// Name of square `s`, e.g. "e4".
 pub fn square_name(s: usize) -> String {
     format!("{}{}", (b'a' + s as u8 % 8) as char, (s >> 4) + 1)
-}
-
-/// A move; `promo` is the promotion piece type (2 N, 3 B, 4 R, 5 Q) or 0.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Move {
-    pub from: usize,
-    pub to: usize,
-    pub promo: u8,
-}
-
-impl Move {
-    /// The move in 3 bytes, for the hash table.
-    fn pack(self) -> [u8; 3] {
-        [self.from as u8, self.to as u8, self.promo]
-    }
-}
-
-impl fmt::Display for Move {
-    /// UCI text: "e2e4", "e7e8q".
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(
-            f,
-            "{}{}{}",
-            square_name(self.from),
-            square_name(self.to),
-            ["", "", "n", "b", "r", "q"][self.promo as usize % 6] // the promotion's letter, if any
-        )
-    }
 }
 
 /// A position. `ep` is the e.p. target square, or 128 (off the board) when there is none.
@@ -301,7 +218,81 @@ impl Board {
             128
         }
     }
+}
 
+// === Moves ======================================================================================
+// Pseudo-legal moves along step vectors (one ray walker for every piece), then a legality
+// filter: a pinned piece keeps to its line; king moves, e.p. and check evasions are tried on a
+// copy of the board.
+
+/// A move; `promo` is the promotion piece type (2 N, 3 B, 4 R, 5 Q) or 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Move {
+    pub from: usize,
+    pub to: usize,
+    pub promo: u8,
+}
+
+impl Move {
+    /// The move in 3 bytes, for the hash table.
+    fn pack(self) -> [u8; 3] {
+        [self.from as u8, self.to as u8, self.promo]
+    }
+}
+
+impl fmt::Display for Move {
+    /// UCI text: "e2e4", "e7e8q".
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "{}{}{}",
+            square_name(self.from),
+            square_name(self.to),
+            ["", "", "n", "b", "r", "q"][self.promo as usize % 6] // the promotion's letter, if any
+        )
+    }
+}
+
+/// Step vectors as 0x88 offsets mod 256: rook 0..4, bishop 4..8, queen/king 0..8, knight 8..16.
+const DIRS: [usize; 16] = [
+    1, 16, 255, 240, 15, 17, 239, 241, 14, 18, 31, 33, 242, 238, 225, 223,
+];
+
+/// The step vectors of piece type `k` of colour `side` (a pawn's: its two captures).
+fn steps(k: u8, side: u8) -> &'static [usize] {
+    let pawn = side as usize / 4 + 2; // White's captures are DIRS[4..6], Black's DIRS[6..8]
+    &DIRS[match k {
+        1 => pawn..pawn + 2,
+        2 => 8..16,
+        3 => 4..8,
+        4 => 0..4,
+        _ => 0..8,
+    }]
+}
+
+/// The first square from `s` along step `d` (for a leaper: the next one) that is occupied or off
+/// the board.
+fn ray(b: &[u8; 128], s: usize, d: usize, slide: bool) -> usize {
+    let mut t = s + d & 255;
+    while slide && t & 0x88 == 0 && b[t] == 0 {
+        t = t + d & 255;
+    }
+    t
+}
+
+/// Is square `s` attacked by colour `them` on board `b`? Looking out from `s`: a pawn or a
+/// knight a step away; a bishop or rook, or a queen, first on its line; a king next door.
+fn attacked(b: &[u8; 128], s: usize, them: u8) -> bool {
+    (1..5).any(|k| {
+        steps(k, them ^ 24).iter().any(|&d| {
+            let (t, q) = (ray(b, s, d, k > 2), them | 5);
+            t & 0x88 == 0
+                && (b[t] == them | k || k > 2 && (b[t] == q || b[t] == q + 1 && t == s + d & 255))
+        })
+    })
+}
+
+impl Board {
     /// Is the side to move in check?
     pub fn in_check(&self) -> bool {
         attacked(&self.b, self.king[self.side as usize / 8], self.side ^ 24)
@@ -418,6 +409,17 @@ impl Board {
         v
     }
 
+    /// The legal move whose UCI text is `text`, if any.
+    pub fn parse_move(&self, text: &str) -> Option<Move> {
+        self.gen(false).into_iter().find(|m| m.to_string() == text)
+    }
+}
+
+// === Make =======================================================================================
+// Copy-make: a Board is Copy, so the search plays each move on a copy (`after`) and never takes
+// it back.
+
+impl Board {
     /// Plays a legal move.
     pub fn make(&mut self, m: Move) {
         let (f, t, p, victim) = (m.from, m.to, self.b[m.from], self.b[m.to]);
@@ -460,11 +462,6 @@ impl Board {
         c
     }
 
-    /// The legal move whose UCI text is `text`, if any.
-    pub fn parse_move(&self, text: &str) -> Option<Move> {
-        self.gen(false).into_iter().find(|m| m.to_string() == text)
-    }
-
     /// Leaf nodes of the legal move tree `depth` plies deep.
     pub fn perft(&self, depth: u32) -> u64 {
         let moves = self.gen(false);
@@ -474,7 +471,36 @@ impl Board {
             _ => moves.iter().map(|&m| self.after(m).perft(depth - 1)).sum(),
         }
     }
+}
 
+// === Evaluation =================================================================================
+// PeSTO's piece-square tables, summed incrementally by `set` as one packed
+// middle-game/end-game score and tapered by game phase at the end.
+
+/// Game-phase weight of each piece type: 24 with all pieces on, 0 with kings and pawns only.
+pub const PHASE: [i32; 7] = [0, 0, 1, 1, 2, 4, 0];
+/// PeSTO's piece values (middle game, end game) for P N B R Q K.
+pub const VALUE: [i32; 12] = [82, 94, 337, 281, 365, 297, 477, 512, 1025, 936, 0, 0];
+/// PeSTO's piece-square tables, per piece P N B R Q K the middle-game then the end-game
+/// table, 64 squares each from a8 to h1, one char a square: centipawns = 4 * char - 308.
+pub const TABLES: &str = r"MMMMMMMMeo\e^mUJKOSU][SHIPORSPQGFMLPQOOGGLLKNNUJDMHGISWGMMMMMMMMMMMMMMMMyxuornv|efb^[ZabUSPNMNQQPOLKKKNMNOKMMLMKPOOOPMMKMMMMMMMM#7EA\5I2;C_VS]OIA\V]bm_XKQRZV^QSJNQPTRRKGKPORQSIF@JLMQIH3H?EIFHG?CJFEF=4GKGMKGG@GHOOMKHCINSSSPOIIKQSQQNIGLMQOLHGCHKLMHGBF@GIGIA=FN9DGCOKGQIJU\QAIVXWVYVMLNRYVVOMKPPSUPONMQQQQTQONQQMORUMELIHJJCHIHJKKKIGKLOJLJLIMKMMMOMNLOPOQONMKNPROOLKJLOOPNKIIIKMNKIFGKGLKILIUWUZ]OUXTU[]a^SXLRSVQX\QGJOSSVKHDGJMOKOGBGIINMLEBIHKMPK;HJMQQODGPOQQPPONPPPPLNONOOONNLLLNNPMMMMMNNONLKKJLMLMKJKIKKMMKKJLKMNMLJNHFMTP\XXXGCLMI[T[JIOOT[Y[FFIIMQMMKGKKMLNLIMJMLMQNDKPMOQLMMIKOIGEAKSSTTRORIRUW[SUMHOOYYVRONSSX[W[VITRYUUWSIFQOOQONGGEIIGDEEFGBLEHC=SQI?EMPTMHKKLCFKSMIHOSGIHJFEGIDAMFCABE@IIGABEIFMOK=BIOOIVP?OFSQ;DIIJQNIJQQQQWSPOQSQRXXPKSSTSUSNILRSTSOJHLPRSQOKFJNPQNLI@EHJFIGB";
+
+/// Packed score (middle game + end game << 16) of each piece code on each square, White's view.
+static PST: [[i32; 128]; 23] = {
+    let mut t = [[0; 128]; 23];
+    let mut i = 0;
+    while i < 768 {
+        let (k, eg, sq) = (i / 128, i / 64 % 2, i % 64);
+        let v = (TABLES.as_bytes()[i] as i32 * 4 - 308 + VALUE[k * 2 + eg]) << (eg * 16);
+        let s = (7 - sq / 8) * 16 + sq % 8; // table index -> 0x88 square, for White
+        t[k + 9][s] += v;
+        t[k + 17][s ^ 0x70] -= v; // Black: the same table, ranks mirrored
+        i += 1;
+    }
+    t
+};
+
+impl Board {
     /// Too little material for anyone to mate: kings and at most one minor piece, no pawns.
     pub fn insufficient(&self) -> bool {
         self.phase < 2 && !self.b.iter().any(|&p| p & 7 == 1)
@@ -491,6 +517,10 @@ impl Board {
         }
     }
 }
+
+// === Search =====================================================================================
+// Iterative deepening over the root moves (`think`, aspiration windows, MultiPV) and one
+// recursive negamax below (`search`) that also runs the quiescence search.
 
 /// One hash-table slot, 16 bytes: a position's key, best move (from, to, promotion), bound,
 /// draft and score.
@@ -585,6 +615,9 @@ fn ply_adjust(s: i32, ply: i32) -> i32 {
         0
     }
 }
+
+/// Rough piece values (end game) for the gain of a capture or promotion, by type.
+const WORTH: [i32; 7] = [0, 94, 281, 297, 512, 936, 0];
 
 impl Engine {
     /// A searcher with a `mb`-megabyte hash table.

@@ -6,6 +6,8 @@
 //! Moves: pseudo-legal generation with a legality filter, copy-make (a Board is Copy).
 //! Search: one recursive negamax that deepens iteratively in every node and, at depth 0,
 //! turns into a two-pass MVV/LVA quiescence search in the same loop.
+//!
+//! Sections, in reading order: constants, board and FEN, moves, make, evaluation, search.
 
 // 0x88 arithmetic such as `t + d & 255` leans on Rust's operator precedence on purpose.
 #![allow(clippy::precedence, clippy::type_complexity)]
@@ -35,38 +37,45 @@ const LETTERS: &str = ".........PNBRQK..pnbrqk";
 /// square and side to move (16) use piece 0. A multiply-xorshift hash stands in for a random table.
 fn z(i: usize) -> u64 {
     let x = (i as u64 + 1).wrapping_mul(0x9E3779B97F4A7C15);
-    (x ^ x >> 29).wrapping_mul(0xBF58476D1CE4E5B9) ^ x >> 32
+    (x ^ x >> 29).wrapping_mul(0xBF58476D1CE4E5B9) ^ x >> 32 // shifts bind before ^
 }
 
 /// Castling rights (1 K, 2 Q, 4 k, 8 q) lost when a move starts or ends on square `s`.
 fn lost(s: usize) -> usize {
     match s {
-        0 => 2,
-        4 => 3,
-        7 => 1,
-        112 => 8,
-        116 => 12,
-        119 => 4,
+        0 => 2,    // a1 rook: Q
+        4 => 3,    // e1 king: K and Q
+        7 => 1,    // h1 rook: K
+        112 => 8,  // a8 rook: q
+        116 => 12, // e8 king: k and q
+        119 => 4,  // h8 rook: k
         _ => 0,
     }
 }
 
 /// Name of square `s`, e.g. "e4".
 pub fn square_name(s: usize) -> String {
-    format!("{}{}", (b'a' + s as u8 % 8) as char, (s >> 4) + 1)
+    format!("{}{}", (b'a' + s as u8 % 8) as char, (s >> 4) + 1) // file: low nibble; rank: high
 }
 
 /// A position. `ep` is the e.p. target square, or 128 (off the board) when there is none.
 #[derive(Clone, Copy)]
 pub struct Board {
+    /// Piece codes by 0x88 square; 0 empty (the off-board half stays empty).
     pub b: [u8; 128],
+    /// Side to move: 8 White, 16 Black (`side ^ 24` is the other one).
     pub side: u8,
+    /// Castling rights: 1 K, 2 Q, 4 k, 8 q.
     pub castle: usize,
     pub ep: usize,
+    /// Half-moves since the last capture or pawn move; full-move number.
     pub half: u32,
     pub full: u32,
+    /// Zobrist key: pieces, rights, e.p. square, side to move.
     pub key: u64,
+    /// Sum of `PST` over the pieces (packed middle game + end game, White's view).
     score: i32,
+    /// Sum of `PHASE` over the pieces.
     phase: i32,
     /// Square of the white king (index 1) and the black king (2): colour / 8.
     king: [usize; 3],
@@ -98,13 +107,15 @@ impl Board {
         for (r, row) in rows.iter().enumerate() {
             let mut n = 0; // squares so far on this rank
             for c in row.chars() {
+                // a digit: that many empty squares; a letter: its piece code, its index in LETTERS
+                // ('.' finds 0: not a piece)
                 match (c.to_digit(10), LETTERS.find(c)) {
                     (Some(d @ 1..=8), _) => n += d as usize,
                     (None, Some(p @ 1..)) => {
                         if n < 8 {
-                            x.set(112 - r * 16 + n, p as u8, 1);
+                            x.set(112 - r * 16 + n, p as u8, 1); // row r is rank 8 - r
                         }
-                        n += 1
+                        n += 1 // (a ninth square: counted, refused below)
                     }
                     _ => Err(format!("bad piece letter '{c}'"))?,
                 }
@@ -128,6 +139,7 @@ impl Board {
             "b" => 16,
             _ => Err(format!("side to move must be w or b, not '{}'", f[1]))?,
         };
+        // letter i of "KQkq" is bit i; "-": none
         for c in f[2].chars().filter(|_| f[2] != "-") {
             x.castle |= 1
                 << "KQkq"
@@ -135,14 +147,15 @@ impl Board {
                     .ok_or(format!("bad castling field '{}'", f[2]))?;
         }
         for s in [0, 4, 7, 112, 116, 119] {
-            // a right without its king and rook at home is void
+            // a right without its king and rook at home is void (R 12, K 14; black: + 8)
             if x.b[s] != [12, 0, 0, 0, 14, 0, 0, 12][s & 7] + (s > 7) as u8 * 8 {
                 x.castle &= !lost(s);
             }
         }
         if f[3] != "-" {
-            // the target must be on the 6th (3rd) rank, empty, with the pawn that just moved in
-            // front (not a square name at all: 0, which fails too)
+            // the target must be on the 6th (3rd) rank: index 5 (2), empty, with the pawn that just
+            // moved in front (e ^ 16: one rank nearer the middle; `side ^ 24 | 1`: an enemy pawn);
+            // not a square name at all: 0, which fails too
             let e = (0..120).find(|&s| square_name(s) == f[3]).unwrap_or(0);
             if e >> 4 != if x.side == 8 { 5 } else { 2 }
                 || x.b[e] > 0
@@ -158,7 +171,7 @@ impl Board {
             })
         };
         (x.half, x.full) = (num(4, 0)?.min(999), num(5, 1)?.clamp(1, 99999)); // no overflow later
-        x.key ^= z(x.castle) ^ z(x.ep) ^ if x.side > 8 { z(16) } else { 0 };
+        x.key ^= z(x.castle) ^ z(x.ep) ^ if x.side > 8 { z(16) } else { 0 }; // pieces: in set
         if x.null().in_check() {
             Err("the side not to move is in check")?
         }
@@ -169,7 +182,7 @@ impl Board {
     pub fn fen(&self) -> String {
         // a8..h8, '/', a7.. (square i ^ 0x70 for i = 0..128; file 8 of each row gives the '/')
         let mut s: String = (0..120)
-            .filter(|i| i & 15 < 9)
+            .filter(|i| i & 15 < 9) // files 0..8: a..h, then the '/'
             .map(|i| match i & 8 {
                 0 => LETTERS.as_bytes()[self.b[i ^ 0x70] as usize] as char,
                 _ => '/',
@@ -189,7 +202,7 @@ impl Board {
         };
         format!(
             "{s} {} {} {e} {} {}",
-            ["", "w", "b"][self.side as usize / 8],
+            ["", "w", "b"][self.side as usize / 8], // side 8 or 16
             if c.is_empty() { "-" } else { &c },
             self.half,
             self.full
@@ -200,11 +213,11 @@ impl Board {
     fn set(&mut self, s: usize, p: u8, add: i32) {
         if p > 0 {
             self.b[s] = if add > 0 { p } else { 0 };
-            self.key ^= z(p as usize * 128 + s);
-            self.score += add * PST[p as usize][s];
+            self.key ^= z(p as usize * 128 + s); // in or out alike: xor
+            self.score += add * PST[p as usize][s]; // the evaluation, kept as pieces move
             self.phase += add * PHASE[p as usize & 7];
             if p & 7 == 6 {
-                self.king[p as usize / 8] = s;
+                self.king[p as usize / 8] = s; // index 1 White, 2 Black
             }
         }
     }
@@ -213,7 +226,7 @@ impl Board {
     /// move stands beside it; else 128 (none), so that only real e.p. chances enter the key.
     fn ep_behind(&self, s: usize) -> usize {
         if self.b[s + 1] == self.side | 1 || self.b[s - 1] == self.side | 1 {
-            s ^ 16
+            s ^ 16 // the square it passed
         } else {
             128
         }
@@ -253,7 +266,8 @@ impl fmt::Display for Move {
     }
 }
 
-/// Step vectors as 0x88 offsets mod 256: rook 0..4, bishop 4..8, queen/king 0..8, knight 8..16.
+/// Step vectors as 0x88 offsets mod 256 (255 is -1, 240 is -16): rook 0..4 (E N W S), bishop 4..8
+/// (NW NE SW SE), queen/king 0..8, knight 8..16.
 const DIRS: [usize; 16] = [
     1, 16, 255, 240, 15, 17, 239, 241, 14, 18, 31, 33, 242, 238, 225, 223,
 ];
@@ -262,18 +276,18 @@ const DIRS: [usize; 16] = [
 fn steps(k: u8, side: u8) -> &'static [usize] {
     let pawn = side as usize / 4 + 2; // White's captures are DIRS[4..6], Black's DIRS[6..8]
     &DIRS[match k {
-        1 => pawn..pawn + 2,
-        2 => 8..16,
-        3 => 4..8,
-        4 => 0..4,
-        _ => 0..8,
+        1 => pawn..pawn + 2, // a pawn's two captures
+        2 => 8..16,          // knight
+        3 => 4..8,           // bishop: diagonals
+        4 => 0..4,           // rook: ranks and files
+        _ => 0..8,           // queen, king: all eight
     }]
 }
 
 /// The first square from `s` along step `d` (for a leaper: the next one) that is occupied or off
 /// the board.
 fn ray(b: &[u8; 128], s: usize, d: usize, slide: bool) -> usize {
-    let mut t = s + d & 255;
+    let mut t = s + d & 255; // (s + d) & 255: a step down wraps mod 256
     while slide && t & 0x88 == 0 && b[t] == 0 {
         t = t + d & 255;
     }
@@ -282,10 +296,16 @@ fn ray(b: &[u8; 128], s: usize, d: usize, slide: bool) -> usize {
 
 /// Is square `s` attacked by colour `them` on board `b`? Looking out from `s`: a pawn or a
 /// knight a step away; a bishop or rook, or a queen, first on its line; a king next door.
+/// Four piece types cover all six: from `s`, their pawn stands where a pawn of ours would capture
+/// (so the steps are those of the colour `them ^ 24`), and the bishop and rook lines also find
+/// their queen (first on the line) and their king (first, one step away).
 fn attacked(b: &[u8; 128], s: usize, them: u8) -> bool {
+    // k: pawn, knight, bishop, rook; steps of the colour them ^ 24 (ours)
     (1..5).any(|k| {
         steps(k, them ^ 24).iter().any(|&d| {
             let (t, q) = (ray(b, s, d, k > 2), them | 5);
+            // their piece of type k; on a bishop's or rook's line (k > 2 slides) also their
+            // queen q anywhere, or their king q + 1 one step away
             t & 0x88 == 0
                 && (b[t] == them | k || k > 2 && (b[t] == q || b[t] == q + 1 && t == s + d & 255))
         })
@@ -309,12 +329,13 @@ impl Board {
         let (b, us, them, white) = (&self.b, self.side, self.side ^ 24, self.side == 8);
         let king = self.king[us as usize / 8];
         v.clear();
-        // adds move f-t; a pawn reaching the last rank as the four promotions (noisy: the queen)
+        // adds move f-t; a pawn reaching the last rank ((t >> 4) % 7 < 1: rank 1 or 8) as the four
+        // promotions (noisy: the queen)
         let mut add = |f: usize, t: usize| {
             for promo in if b[f] & 7 == 1 && (t >> 4) % 7 < 1 {
-                5 - 3 * !noisy as u8..6
+                5 - 3 * !noisy as u8..6 // 2..6 (N B R Q), or noisy 5..6 (Q)
             } else {
-                0..1
+                0..1 // promo 0: none
             } {
                 v.push(Move {
                     from: f,
@@ -329,27 +350,27 @@ impl Board {
                 continue; // empty, enemy, or off the board (always empty)
             }
             if k == 1 {
-                let t = f + if white { 16 } else { 240 } & 255; // one step forward
+                let t = f + if white { 16 } else { 240 } & 255; // one step forward (240: -16)
                 for c in [t + 1 & 255, t + 255 & 255] {
                     if c & 0x88 == 0 && (b[c] & them > 0 || c == self.ep) {
-                        add(f, c); // captures, e.p. included
+                        add(f, c); // captures (t + 1, t - 1), e.p. included
                     }
                 }
                 if b[t] == 0 {
                     if !noisy || (t >> 4) % 7 < 1 {
-                        add(f, t);
+                        add(f, t); // a push (quiescence: only a promotion)
                     }
                     if !noisy && f >> 4 == if white { 1 } else { 6 } && b[t * 2 - f] == 0 {
-                        add(f, t * 2 - f); // two steps, from the start rank
+                        add(f, t * 2 - f); // two steps (t + t - f), from the start rank
                     }
                 }
                 continue;
             }
             for &d in steps(k, us) {
-                let mut t = f + d & 255;
+                let mut t = f + d & 255; // (f + d) & 255, as in ray
                 while t & 0x88 == 0 && b[t] & us == 0 {
                     if !noisy || b[t] > 0 {
-                        add(f, t);
+                        add(f, t); // (quiescence: captures only)
                     }
                     if b[t] > 0 || k == 2 || k == 6 {
                         break; // a capture, or a leaper's single step
@@ -359,9 +380,11 @@ impl Board {
             }
         }
         // rights: White's K and Q are bits 0 and 1, Black's bits 2 and 3
-        let rights = self.castle >> us / 4 - 2;
-        // castling (right, direction, squares up to the rook): rights imply king and rook at home;
-        // the king may not be in or pass through check (its landing square is tested below)
+        let rights = self.castle >> us / 4 - 2; // >> (us / 4 - 2): 0 White, 2 Black
+
+        // castling (right, direction, squares up to the rook: K east 2, Q west 3): rights imply
+        // king and rook at home; the king may not be in or pass through check (its landing square
+        // is tested below)
         for (r, d, n) in [(1, 1, 2), (2, 255, 3)] {
             if !noisy
                 && !check
@@ -369,7 +392,7 @@ impl Board {
                 && (1..=n).all(|i| b[king + d * i & 255] == 0)
                 && !attacked(b, king + d & 255, them)
             {
-                add(king, king + d * 2 & 255);
+                add(king, king + d * 2 & 255); // two squares (make moves the rook)
             }
         }
         // pins: an own piece alone on a line between the king and an enemy slider that moves
@@ -380,7 +403,8 @@ impl Board {
             let s = ray(b, king, d, true);
             let t = ray(b, s, d, true);
             let k = b[t & 127] & 7;
-            // an own piece, then an enemy slider moving along the line
+            // an own piece, then an enemy slider moving along the line: a queen, a rook on a rank
+            // or file (i < 4), a bishop on a diagonal (t & 127: in range when t is off the board)
             if s & 0x88 == 0
                 && b[s] & us > 0
                 && t & 0x88 == 0
@@ -397,10 +421,10 @@ impl Board {
                 // in check, king moves and e.p. get the full test: make the move and look
                 let mut x = *b;
                 if ep {
-                    x[t ^ 16] = 0;
+                    x[t ^ 16] = 0; // the pawn taken e.p., behind t
                 }
                 (x[t], x[f]) = (p, 0);
-                return !attacked(&x, if p & 7 == 6 { t } else { king }, them);
+                return !attacked(&x, if p & 7 == 6 { t } else { king }, them); // our king after it
             }
             // a pinned piece: t must be on the pin's line, out from the king (seven steps of a
             // line never come back onto the board)
@@ -427,30 +451,32 @@ impl Board {
         self.key ^= z(self.castle) ^ z(self.ep) ^ z(16); // out go rights and e.p.; flip the side
         self.set(t, victim, -1);
         self.set(f, p, -1);
-        self.set(t, if m.promo > 0 { m.promo | self.side } else { p }, 1);
+        self.set(t, if m.promo > 0 { m.promo | self.side } else { p }, 1); // promotion: ours
         if pawn && t == self.ep {
             self.set(t ^ 16, self.side ^ 24 | 1, -1); // e.p.: the captured pawn is behind the target
         }
         if p & 7 == 6 && f.abs_diff(t) == 2 {
+            // p - 2: our rook (king 6, rook 4); from h1/h8 (f + 3) or a1/a8 (f - 4)
             self.set(if t > f { f + 3 } else { f - 4 }, p - 2, -1); // castling: the rook jumps
             self.set(f + t >> 1, p - 2, 1); // over the king, to the square it passed
         }
-        self.castle &= !(lost(f) | lost(t));
+        self.castle &= !(lost(f) | lost(t)); // a king or rook moved, a rook taken
         self.half = if pawn || victim > 0 { 0 } else { self.half + 1 };
-        self.full += (self.side > 8) as u32;
+        self.full += (self.side > 8) as u32; // after Black's move
         self.side ^= 24;
+        // a double step (ranks two apart, f ^ t == 32) may open e.p.
         self.ep = if pawn && f ^ t == 32 {
             self.ep_behind(t)
         } else {
             128
         };
-        self.key ^= z(self.castle) ^ z(self.ep);
+        self.key ^= z(self.castle) ^ z(self.ep); // in go the new rights and e.p.
     }
 
     /// The position after passing the move (for null-move pruning).
     fn null(&self) -> Board {
         let mut c = *self;
-        c.key ^= z(c.ep) ^ z(128) ^ z(16);
+        c.key ^= z(c.ep) ^ z(128) ^ z(16); // e.p. gone (128: none); flip the side
         (c.ep, c.side) = (128, c.side ^ 24);
         c
     }
@@ -490,11 +516,13 @@ static PST: [[i32; 128]; 23] = {
     let mut t = [[0; 128]; 23];
     let mut i = 0;
     while i < 768 {
+        // char i: piece type - 1 (k), end game or not (eg), square a8..h1 (sq); v: its bonus
+        // plus the piece's value, the end game's in the upper 16 bits
         let (k, eg, sq) = (i / 128, i / 64 % 2, i % 64);
         let v = (TABLES.as_bytes()[i] as i32 * 4 - 308 + VALUE[k * 2 + eg]) << (eg * 16);
         let s = (7 - sq / 8) * 16 + sq % 8; // table index -> 0x88 square, for White
-        t[k + 9][s] += v;
-        t[k + 17][s ^ 0x70] -= v; // Black: the same table, ranks mirrored
+        t[k + 9][s] += v; // White: code type + 8
+        t[k + 17][s ^ 0x70] -= v; // Black (type + 16): ranks mirrored, negated
         i += 1;
     }
     t
@@ -503,11 +531,14 @@ static PST: [[i32; 128]; 23] = {
 impl Board {
     /// Too little material for anyone to mate: kings and at most one minor piece, no pawns.
     pub fn insufficient(&self) -> bool {
-        self.phase < 2 && !self.b.iter().any(|&p| p & 7 == 1)
+        self.phase < 2 && !self.b.iter().any(|&p| p & 7 == 1) // phase 1: one minor
     }
 
     /// Static evaluation in centipawns, for the side to move: PeSTO tables tapered by phase.
     pub fn eval(&self) -> i32 {
+        // unpack: the low 16 bits (as i16) are the middle game; the high ones, rounded (+ 0x8000:
+        // a negative middle game borrowed one), the end game; taper by phase (promotions can take
+        // it past 24); then from White's view to the mover's
         let (s, ph) = (self.score, self.phase.min(24));
         let v = (s as i16 as i32 * ph + (s + 0x8000 >> 16) * (24 - ph)) / 24;
         if self.side == 8 {
@@ -528,8 +559,8 @@ impl Board {
 struct Entry {
     key: u64,
     mv: [u8; 3],
-    /// Bit 1: the score is an upper bound (no move beat alpha), bit 2: a lower bound
-    /// (a move beat alpha); 3: exact.
+    /// Which side of the true score `score` is, in two bits: 1 UPPER (true <= score: no move
+    /// reached beta), 2 LOWER (true >= score: a move beat alpha), 3 EXACT (both).
     bound: u8,
     depth: i16,
     score: i16,
@@ -607,7 +638,8 @@ pub struct Engine {
     root: i32,
 }
 
-/// Mate scores are stored as distance from the node, read back as distance from the root.
+/// Mate scores (within 999 of `MATE`) are stored as distance from the node, read back as distance
+/// from the root: `ply` is added on the way in, subtracted on the way out.
 fn ply_adjust(s: i32, ply: i32) -> i32 {
     s + if s.abs() > MATE - 999 {
         s.signum() * ply
@@ -633,6 +665,7 @@ impl Engine {
         self.history = vec![[0; 128]; 23];
     }
 
+    /// Milliseconds since the search started.
     fn ms(&self) -> u64 {
         self.start.map_or(0, |s| s.elapsed().as_millis() as u64)
     }
@@ -715,9 +748,9 @@ impl Engine {
             self.stop.store(true, Relaxed);
             return 0;
         }
-        // the key stack holds the path to this node (what siblings' searches left goes); draws:
-        // fifty moves, bare kings, or a repetition (since the last capture or pawn move, an even
-        // number of plies back)
+        // Draws. The key stack holds the path to this node (what siblings' searches left goes);
+        // draws: fifty moves, bare kings, or a repetition (since the last capture or pawn move, an
+        // even number of plies back)
         self.keys.truncate(self.game + ply);
         let rep = self
             .keys
@@ -732,15 +765,17 @@ impl Engine {
         }
         self.keys.push(b.key);
         let depth = depth.max(0) + check as i32; // check extension
-        let (pv, slot) = (beta - alpha > 1, b.key as usize % self.tt.len());
+        let (pv, slot) = (beta - alpha > 1, b.key as usize % self.tt.len()); // pv: open window
         let e = self.tt[slot];
         let (hit, s, qs) = (
             e.key == b.key,
-            ply_adjust(e.score.into(), -(ply as i32)),
+            ply_adjust(e.score.into(), -(ply as i32)), // mates: from the root
             depth < 1,
         );
-        // outside PV nodes a deep enough entry cuts if its bound covers the side of the window
-        // its score is on
+        // Hash cut: outside PV nodes a deep enough entry cuts if its bound covers the side of the
+        // window its score is on. The test supplies the bit a bound lacks: LOWER (2) if s <= alpha,
+        // UPPER (1) if s >= beta; 3 means EXACT, an UPPER bound at or below alpha (fail low) or a
+        // LOWER bound at or above beta (fail high).
         if hit
             && !pv
             && e.depth as i32 >= depth
@@ -753,7 +788,7 @@ impl Engine {
         let improving = (ply > 1 && eval > self.evals[ply - 2]) as i32;
         self.evals[ply] = eval;
         if hit && e.bound & if s > eval { 2 } else { 1 } > 0 {
-            eval = s; // the hash score is a truer static evaluation, if its bound allows
+            eval = s; // LOWER above eval, UPPER below it: the hash score is truer
         }
         if qs && eval >= beta {
             return eval; // stand pat: the side to move need not capture
@@ -771,7 +806,7 @@ impl Engine {
                 .iter()
                 .any(|&p| p & b.side > 0 && p & 7 > 1 && p & 7 < 6)
         {
-            let r = 4 + depth / 5 + ((eval - beta) / 196).min(3);
+            let r = 4 + depth / 5 + ((eval - beta) / 196).min(3); // deeper, or far above beta: more
             let s = -self.search(&b.null(), -beta, 1 - beta, depth - r, ply + 1, false);
             if s >= beta {
                 return s.min(MATE - 999); // an unproven mate: the side to move passed
@@ -799,9 +834,10 @@ impl Engine {
                 moves
                     .iter()
                     .map(|m| match (b.b[m.to] & 7) as i32 + m.promo as i32 {
+                        // victim + promotion types, 0 for a quiet move
                         0 if self.killers[ply].contains(m) => 1 << 19,
                         0 => self.history[b.b[m.from] as usize][m.to],
-                        victim => (1 << 20) + victim * 8 - (b.b[m.from] & 7) as i32,
+                        victim => (1 << 20) + victim * 8 - (b.b[m.from] & 7) as i32, // MVV/LVA
                     }),
             );
             let mut best_move = e.mv; // (packed; from another position if no hit: harmless)
@@ -810,9 +846,9 @@ impl Engine {
             // one pass at 0), each iteration trying the previous one's best move first.
             for d in if hit { e.depth as i32 + 1 } else { 1 }.min(depth)..=depth {
                 if let Some(i) = moves.iter().position(|&m| m.pack() == best_move) {
-                    order[i] = 1 << 30 | d;
+                    order[i] = 1 << 30 | d; // tried first; | d: above older passes' best moves
                 }
-                best = if qs { eval } else { -MATE };
+                best = if qs { eval } else { -MATE }; // quiescence: standing pat is the floor
                 let (mut a, mut tried, mut quiets) = (alpha.max(best), 0, 0);
                 for i in 0..moves.len() {
                     let j = (i..moves.len()).max_by_key(|&j| order[j]).unwrap_or(i); // best first
@@ -825,10 +861,11 @@ impl Engine {
                     }
                     // the most this move can gain: the victim, or a promotion's new piece
                     let gain = WORTH[victim] + WORTH[m.promo as usize];
-                    // futility (quiescence: delta pruning): near the leaves, a move that cannot
+                    // Futility (quiescence: delta pruning): near the leaves, a move that cannot
                     // win back enough to lift a lost cause is skipped; late-move pruning: past
-                    // enough quiet moves, the rest will not cut. Not a move that gives check (mates
-                    // hide there: the child board is made only for a move about to be pruned).
+                    // (1 + d * d) >> (1 - improving) quiet moves (half as many when not improving),
+                    // the rest will not cut. Not a move that gives check (mates hide there: the
+                    // child board is made only for a move about to be pruned).
                     if ((qs || prune && tried > 0 && d < 8) && eval + 50 + 100 * d + gain <= a
                         || prune && quiet && quiets > (1 + d * d) >> 1 - improving)
                         && !b.after(m).in_check()
@@ -871,7 +908,7 @@ impl Engine {
                             self.pv[ply] = [&[m], &self.pv[ply + 1][..]].concat();
                         }
                         if ply < 1 {
-                            self.root = s;
+                            self.root = s; // the root: for think
                         }
                     }
                     if s >= beta {
@@ -899,9 +936,10 @@ impl Engine {
                     self.tt[slot] = Entry {
                         key: b.key,
                         mv: best_move,
+                        // LOWER if best > alpha, UPPER if best < beta: both, EXACT
                         bound: (best > alpha) as u8 * 2 + (best < beta) as u8,
                         depth: d as i16,
-                        score: ply_adjust(best, ply as i32) as i16,
+                        score: ply_adjust(best, ply as i32) as i16, // mates: from this node
                     };
                 }
             }

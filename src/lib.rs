@@ -79,6 +79,9 @@ pub struct Board {
     phase: i32,
     /// Square of the white king (index 1) and the black king (2): colour / 8.
     king: [usize; 3],
+    /// Pawns by colour (0 White, 1 Black) and file + 1 (files 0 and 9 stay empty): bit r is a
+    /// pawn on rank r.
+    pawns: [[u8; 10]; 2],
 }
 
 impl Board {
@@ -96,6 +99,7 @@ impl Board {
             score: 0,
             phase: 0,
             king: [0; 3],
+            pawns: [[0; 10]; 2],
         };
         if f.len() < 4 || f.len() > 6 {
             Err(format!("FEN needs 4 to 6 fields, not {}", f.len()))?
@@ -218,6 +222,9 @@ impl Board {
             self.phase += add * PHASE[p as usize & 7];
             if p & 7 == 6 {
                 self.king[p as usize / 8] = s; // index 1 White, 2 Black
+            }
+            if p & 7 == 1 {
+                self.pawns[p as usize / 16][s % 8 + 1] ^= 1 << (s >> 4); // (on or off)
             }
         }
     }
@@ -528,24 +535,134 @@ static PST: [[i32; 128]; 23] = {
     t
 };
 
+/// Packs a middle-game and an end-game score into one `i32`: added up together, tapered once.
+const fn s(mg: i32, eg: i32) -> i32 {
+    (eg << 16) + mg
+}
+
+/// The evaluation's weights beyond material and tables, fitted by `tune` (indices in `terms`).
+#[rustfmt::skip]
+pub const W: [i32; 50] = [
+    s(20, 10), // 0 tempo
+    s(30, 80), // 1 bishop pair
+    s(8, 5), s(7, 7), s(3, 5), s(3, 2), s(-5, -1), // 2..6 mobility, a square: N B R Q K
+    s(23, 17), s(2, 18), s(6, 19), s(8, 10), s(-8, 22), s(-29, 25), // 7..12 defended by a pawn: P N B R Q K
+    s(12, -5), s(18, -4), s(27, -9), s(18, 12), s(0, 0), // 13..17 next to the enemy king: N B R Q K
+    s(2, 3), s(-6, 20), s(19, 16), s(3, 18), s(-19, 8), // 18..22 half-open file: N B R Q K
+    s(-4, -14), s(-10, -2), s(47, -1), s(-15, 35), s(-61, 0), // 23..27 open file: N B R Q K
+    s(-63, -14), s(-156, -140), // 28, 29 attacked by a pawn: side to move's, the other's
+    s(0, 0), s(0, 0), s(11, 12), s(51, 47), s(97, 115), s(289, 201), // 30..35 passed pawn, rank 1..6
+    s(0, 0), s(0, 0), s(-5, -19), s(6, -45), s(8, -87), s(-54, -88), // 36..41 passed and blocked
+    s(13, 23), // 42 passed and defended
+    s(-1, -6), s(-3, 12), // 43, 44 passed: rank * own king's, enemy king's distance to the square ahead
+    s(-11, -38), s(-10, -10), s(12, 16), // 45 doubled, 46 isolated, 47 phalanx
+    s(33, -10), s(25, -7), // 48, 49 pawn shield: one and two ranks ahead
+];
+
 impl Board {
     /// Too little material for anyone to mate: kings and at most one minor piece, no pawns.
     pub fn insufficient(&self) -> bool {
         self.phase < 2 && !self.b.iter().any(|&p| p & 7 == 1) // phase 1: one minor
     }
 
-    /// Static evaluation in centipawns, for the side to move: PeSTO tables tapered by phase.
+    /// Static evaluation in centipawns, for the side to move: PeSTO's tables and the terms,
+    /// tapered by phase.
     pub fn eval(&self) -> i32 {
         // unpack: the low 16 bits (as i16) are the middle game; the high ones, rounded (+ 0x8000:
         // a negative middle game borrowed one), the end game; taper by phase (promotions can take
         // it past 24); then from White's view to the mover's
-        let (s, ph) = (self.score, self.phase.min(24));
+        let (s, ph) = (self.score + self.terms(&W), self.phase.min(24));
         let v = (s as i16 as i32 * ph + (s + 0x8000 >> 16) * (24 - ph)) / 24;
         if self.side == 8 {
             v
         } else {
             -v
         }
+    }
+
+    /// The evaluation beyond material and tables, packed (see `s`), from White's view, with
+    /// weights `w` (`W` in play). Linear in the weights: `tune` counts a term by setting its
+    /// weight alone to 1.
+    pub fn terms(&self, w: &[i32]) -> i32 {
+        let (b, pawns) = (&self.b, &self.pawns);
+        let at = |x: usize| *b.get(x & 255).unwrap_or(&0); // the piece on x (0: off the board)
+                                                           // a pawn `q` diagonally beside square y (on y's rank)
+        let pawn_at = |y: usize, q: u8| at(y + 1) == q || at(y + 255) == q;
+        let dist = |a: usize, z: usize| (a >> 4).abs_diff(z >> 4).max((a & 7).abs_diff(z & 7));
+        let mut t = if self.side == 8 { w[0] } else { -w[0] }; // tempo
+        let mut bishops = [0; 2];
+        for s in 0..120 {
+            let x = b[s];
+            if x == 0 {
+                continue; // empty, or off the board
+            }
+            // type, colour (0 White, 1 Black), forward step, own pawn, enemy pawn
+            let (k, c, us) = (x as usize & 7, x as usize / 16, x & 24);
+            let (up, pawn, foe, v) = ([16, 240][c], us | 1, us ^ 25, &mut 0);
+            // rank from the owner's side, file + 1; pawn masks of the file and its neighbours
+            // seen from the owner's side (bit r: a pawn on its rank r)
+            let (r, f) = ((s ^ c * 112) >> 4, s % 8 + 1);
+            let mask = |m: &[u8; 10], i: usize| if c > 0 { m[i].reverse_bits() } else { m[i] };
+            let (own, them) = (pawns[c], pawns[1 - c]);
+            let near = mask(&them, f - 1) | mask(&them, f) | mask(&them, f + 1);
+            let guarded = pawn_at(s + 256 - up, pawn);
+            if guarded {
+                *v += w[6 + k]; // defended by a pawn
+            }
+            if k == 1 {
+                *v += w[45] * (mask(&own, f) >> r + 1 > 0) as i32 // doubled: another pawn ahead
+                    + w[46] * (own[f - 1] | own[f + 1] == 0) as i32 // isolated
+                    + w[47] * (b[s + 1] == x) as i32; // phalanx (a pawn beside it)
+                if near >> r + 1 == 0 {
+                    // passed: no enemy pawn ahead on its file or the next ones; the square in
+                    // front: blocked? how far are the kings?
+                    let y = s + up & 255;
+                    *v += w[29 + r]
+                        + w[35 + r] * (b[y] & 24 ^ us > 0 && b[y] > 0) as i32
+                        + w[42] * guarded as i32
+                        + r as i32
+                            * (w[43] * dist(self.king[c + 1], y) as i32
+                                + w[44] * dist(self.king[2 - c], y) as i32);
+                }
+            } else {
+                bishops[c] += (k == 3) as i32;
+                if k < 6 && pawn_at(s + up, foe) {
+                    *v += w[28 + (us != self.side) as usize]; // attacked by a pawn
+                }
+                if own[f] == 0 {
+                    *v += w[16 + k + 5 * (them[f] == 0) as usize]; // half-open, open file
+                }
+                let king = self.king[2 - c];
+                for &d in steps(k as u8, us) {
+                    let mut y = s;
+                    loop {
+                        y = y + d & 255;
+                        if y & 0x88 > 0 || b[y] & us > 0 {
+                            break;
+                        }
+                        if !pawn_at(y + up, foe) {
+                            *v += w[k]; // mobility: a square that no enemy pawn guards
+                        }
+                        let z = y + 273 - king & 255; // 17 + the step from the enemy king
+                        if z < 35 && z & 15 < 3 {
+                            *v += w[11 + k]; // a square next to the enemy king
+                        }
+                        if b[y] > 0 || k == 2 {
+                            break;
+                        }
+                    }
+                }
+                if k == 6 {
+                    // pawn shield: own pawns on the three squares ahead, and two ranks ahead
+                    for i in 0..3 {
+                        *v += w[48] * (at(s + up + 255 + i) == pawn) as i32
+                            + w[49] * (at(s + up * 2 + 255 + i) == pawn) as i32;
+                    }
+                }
+            }
+            t += if c > 0 { -*v } else { *v };
+        }
+        t + w[1] * ((bishops[0] > 1) as i32 - (bishops[1] > 1) as i32) // bishop pair
     }
 }
 

@@ -1,13 +1,16 @@
 //! A Texel tuner for rmax's evaluation, std only.
 //!
-//! `tune FILE [--lambda L] [--epochs N] [--lr X] [--reg X] [--holdout PERCENT] [--limit N] ...`
-//! fits every evaluation weight to the positions in FILE, lines `FEN [r]` or `FEN [r] score`
+//! `tune FILE [--lambda L] [--tables] [--epochs N] [--lr X] [--reg X] [--holdout PERCENT] ...`
+//! fits the evaluation's weights to the positions in FILE, lines `FEN [r]` or `FEN [r] score`
 //! as `rmax datagen` writes them: the game result r (`1.0`, `0.5` or `0.0`) and a search's
 //! score (centipawns), both from White's view. It minimises the mean squared error between
-//! each position's target and sigmoid(K * eval / 400) with Adam over the whole data set,
-//! after finding the K that fits lib.rs's current weights best. The target blends score and
-//! result: `L * sigmoid(K * score / 400) + (1 - L) * r` (the result alone without a score).
-//! The weights are printed as the `VALUE` and `TABLES` lines of lib.rs, ready to paste.
+//! each position's target and sigmoid(K * eval / 400) with Adam over the whole data set.
+//! The target blends score and result: `L * sigmoid(Ks * score / 400) + (1 - L) * r` (the
+//! result alone without a score), where K fits lib.rs's eval to the results and Ks fits the
+//! scores to the results: each side's centipawns on its own scale. The piece values and the
+//! terms `W` are fitted; the piece-square tables too with `--tables` (else they stay as they
+//! are). The weights are printed as the `VALUE`, `TABLES` and `W` blocks of lib.rs, ready to
+//! paste.
 //!
 //! `tune --check FILE [--perturb]` proves the model is lib.rs's eval: on every position of
 //! FILE (a FEN per line; what follows its fields is ignored) the tuner's eval with the weights
@@ -16,11 +19,12 @@
 //!
 //! The model: eval = (mg * phase + eg * (24 - phase)) / 24 from White's view, with
 //! mg = sum of w_mg[i] * f[i] and eg = sum of w_eg[i] * f[i] over the features f of the
-//! position (+1 per White piece, -1 per Black piece). Adding an evaluation term to lib.rs
-//! means adding its features here: a range in the layout below, a few lines in `features`,
-//! its current weights in `lib_weights` and its print block in `print_weights`.
+//! position. Material and piece-square features count +1 per White piece and -1 per Black
+//! piece; the count of term i of `W` is `Board::terms` with weight i alone set to 1, which
+//! is exact because `terms` is linear in its weights (the check fails if it ever is not).
+//! A new term in lib.rs therefore needs nothing here but its line in `GROUPS`.
 
-use rmax::{Board, PHASE, TABLES, VALUE};
+use rmax::{Board, PHASE, TABLES, VALUE, W};
 use std::io::Write;
 use std::time::Instant;
 
@@ -33,20 +37,45 @@ const MATERIAL: usize = 0;
 /// Piece-square: piece type * 64 + square in lib.rs's table order (a8 = 0 .. h1 = 63, from
 /// the piece owner's side: Black's squares are mirrored).
 const PST: usize = MATERIAL + 6;
-/// The number of features. A new term goes after the last one and moves this.
-const FEATURES: usize = PST + 6 * 64;
+/// The terms of lib.rs's `W`, in its order.
+const TERMS: usize = PST + 6 * 64;
+/// The number of features.
+const FEATURES: usize = TERMS + W.len();
 /// Full middle-game phase (lib.rs caps the phase here).
 const FULL_PHASE: i32 = 24;
 
+/// lib.rs's `W` as it is laid out there: how many weights a line holds, and the line's
+/// comment. `print_terms` writes the block in this form, and a test finds that block in
+/// lib.rs, so that a tuned block pastes over the old one.
+const GROUPS: [(usize, &str); 14] = [
+    (1, "0 tempo"),
+    (1, "1 bishop pair"),
+    (5, "2..6 mobility, a square: N B R Q K"),
+    (6, "7..12 defended by a pawn: P N B R Q K"),
+    (5, "13..17 next to the enemy king: N B R Q K"),
+    (5, "18..22 half-open file: N B R Q K"),
+    (5, "23..27 open file: N B R Q K"),
+    (2, "28, 29 attacked by a pawn: side to move's, the other's"),
+    (6, "30..35 passed pawn, rank 1..6"),
+    (6, "36..41 passed and blocked"),
+    (1, "42 passed and defended"),
+    (
+        2,
+        "43, 44 passed: rank * own king's, enemy king's distance to the square ahead",
+    ),
+    (3, "45 doubled, 46 isolated, 47 phalanx"),
+    (2, "48, 49 pawn shield: one and two ranks ahead"),
+];
+
 /// One position: its sparse features (index, count from White's view) and its phase.
 struct Position {
-    features: Vec<(u16, i8)>,
+    features: Vec<(u16, i16)>,
     phase: u8,
 }
 
 /// The features of `b` and its phase (0 = pawn endgame .. 24 = all pieces on).
 fn features(b: &Board) -> Position {
-    let mut f: Vec<(usize, i32)> = Vec::with_capacity(64);
+    let mut f: Vec<(usize, i32)> = Vec::with_capacity(96);
     let mut phase = 0;
     for s in (0..128).filter(|s| s & 0x88 == 0) {
         let p = b.b[s];
@@ -62,14 +91,21 @@ fn features(b: &Board) -> Position {
         f.push((PST + kind * 64 + row * 8 + file, sign));
         phase += PHASE[kind + 1];
     }
+    // each term's count: the terms with its weight alone at 1 (packed: 1 in the middle game)
+    let mut unit = [0; W.len()];
+    for i in 0..W.len() {
+        unit[i] = 1;
+        f.push((TERMS + i, b.terms(&unit)));
+        unit[i] = 0;
+    }
     // merge duplicates (White and Black pieces share material features, and mirrored
     // squares) and drop what cancels out, to keep the data small and the epochs quick
     f.sort_unstable();
-    let mut features: Vec<(u16, i8)> = Vec::with_capacity(f.len());
+    let mut features: Vec<(u16, i16)> = Vec::with_capacity(f.len());
     for (i, c) in f {
         match features.last_mut() {
-            Some((j, n)) if *j as usize == i => *n += c as i8,
-            _ => features.push((i as u16, c as i8)),
+            Some((j, n)) if *j as usize == i => *n += c as i16,
+            _ => features.push((i as u16, c as i16)),
         }
     }
     features.retain(|&(_, n)| n != 0);
@@ -77,6 +113,11 @@ fn features(b: &Board) -> Position {
         features,
         phase: phase.min(FULL_PHASE) as u8,
     }
+}
+
+/// The middle-game and end-game halves of a packed lib.rs weight.
+fn unpack(w: i32) -> [i32; 2] {
+    [w as i16 as i32, (w + 0x8000) >> 16]
 }
 
 /// lib.rs's current weights, decoded from its constants: [mg, eg] per feature.
@@ -98,32 +139,56 @@ fn lib_weights() -> Vec<[i32; 2]> {
             }
         }
     }
+    for (i, &x) in W.iter().enumerate() {
+        w[TERMS + i] = unpack(x);
+    }
     w
+}
+
+/// The features of group `g` of `GROUPS`.
+fn group(g: usize) -> std::ops::Range<usize> {
+    let at = TERMS + GROUPS[..g].iter().map(|g| g.0).sum::<usize>();
+    at..at + GROUPS[g].0
+}
+
+/// Which weights a fit moves: piece values and terms but the `dropped` groups, and the
+/// tables when `tables`.
+fn fitted(tables: bool, dropped: &[usize]) -> Vec<bool> {
+    (0..FEATURES)
+        .map(|i| tables || !(PST..TERMS).contains(&i))
+        .enumerate()
+        .map(|(i, free)| free && !dropped.iter().any(|&g| group(g).contains(&i)))
+        .collect()
 }
 
 /// Weights snapped to what lib.rs can hold, and the table entries that had to be clamped
 /// (e.g. `N mg a8 -172`: the knight's middle-game a8 entry wanted -172 cp from the mean).
-/// Each table's mean goes into the piece value, so that the tables stay centred; the
-/// king's mean is dropped (one king a side: it cancels out).
-fn quantize(w: &[[f64; 2]]) -> (Vec<[i32; 2]>, Vec<String>) {
-    let mut q = vec![[0; 2]; FEATURES];
+/// With `tables`, each table's mean goes into the piece value, so that the tables stay
+/// centred; the king's mean is dropped (one king a side: it cancels out). Without, the
+/// tables are lib.rs's, as they were not fitted.
+fn quantize(w: &[[f64; 2]], tables: bool) -> (Vec<[i32; 2]>, Vec<String>) {
+    let mut q = lib_weights();
     let mut clamped = vec![];
     for kind in 0..6 {
         // pawns never stand on ranks 1 and 8: those entries are unused, left at 0
         let used = |sq: usize| kind > 0 || (8..56).contains(&sq);
         for eg in 0..2 {
             let squares: Vec<usize> = (0..64).filter(|&sq| used(sq)).collect();
-            let mean = squares
-                .iter()
-                .map(|&sq| w[PST + kind * 64 + sq][eg])
-                .sum::<f64>()
-                / squares.len() as f64;
+            let mean = if tables {
+                squares
+                    .iter()
+                    .map(|&sq| w[PST + kind * 64 + sq][eg])
+                    .sum::<f64>()
+                    / squares.len() as f64
+            } else {
+                0.0
+            };
             q[MATERIAL + kind][eg] = if kind == 5 {
                 0
             } else {
                 (w[MATERIAL + kind][eg] + mean).round() as i32
             };
-            for &sq in &squares {
+            for &sq in squares.iter().filter(|_| tables) {
                 // a table char is 4 cp a step, from 35 ('#') to 126 ('~'): never '"' (34),
                 // which would end lib.rs's raw string
                 let steps = ((w[PST + kind * 64 + sq][eg] - mean) / 4.0).round() as i32;
@@ -138,10 +203,14 @@ fn quantize(w: &[[f64; 2]]) -> (Vec<[i32; 2]>, Vec<String>) {
             }
         }
     }
+    for i in TERMS..FEATURES {
+        // a packed weight holds two i16 halves
+        q[i] = w[i].map(|x| x.round().clamp(-32000.0, 32000.0) as i32);
+    }
     (q, clamped)
 }
 
-/// The weights as lib.rs's `VALUE` and `TABLES` lines (weights already quantized).
+/// The weights as lib.rs's `VALUE`, `TABLES` and `W` (weights already quantized).
 fn print_weights(q: &[[i32; 2]]) -> String {
     let values: Vec<String> = (0..12)
         .map(|i| q[MATERIAL + i / 2][i % 2].to_string())
@@ -153,9 +222,26 @@ fn print_weights(q: &[[i32; 2]]) -> String {
         })
         .collect();
     format!(
-        "pub const VALUE: [i32; 12] = [{}];\npub const TABLES: &str = r\"{tables}\";",
-        values.join(", ")
+        "pub const VALUE: [i32; 12] = [{}];\npub const TABLES: &str = r\"{tables}\";\n{}",
+        values.join(", "),
+        print_terms(&q[TERMS..])
     )
+}
+
+/// The `W` block of lib.rs, from `pub const W` to its closing `];`, line by line as `GROUPS`
+/// lays it out.
+fn print_terms(w: &[[i32; 2]]) -> String {
+    let mut out = format!("pub const W: [i32; {}] = [\n", W.len());
+    let mut at = 0;
+    for (n, comment) in GROUPS {
+        let line: Vec<String> = w[at..at + n]
+            .iter()
+            .map(|[mg, eg]| format!("s({mg}, {eg}),"))
+            .collect();
+        out += &format!("    {} // {comment}\n", line.join(" "));
+        at += n;
+    }
+    out + "];"
 }
 
 // ---------------------------------------------------------------------------------------
@@ -225,7 +311,7 @@ fn check(path: &str, perturb: bool) {
         let lib = if b.side == 8 { b.eval() } else { -b.eval() };
         let model = int_eval(&features(&b), &w);
         checked += 1;
-        if model != lib {
+        if model != lib || b.terms(&[0; W.len()]) != 0 {
             mismatches += 1;
             if mismatches <= 5 {
                 println!("mismatch: {fen}: tuner {model}, Board::eval {lib} (White's view)");
@@ -247,7 +333,7 @@ fn check(path: &str, perturb: bool) {
 struct Data {
     start: Vec<u32>,
     index: Vec<u16>,
-    count: Vec<i8>,
+    count: Vec<i16>,
     phase: Vec<u8>,
     result: Vec<f32>,
     /// The search's score (cp, White's view); NaN when the line has none.
@@ -257,8 +343,45 @@ struct Data {
 }
 
 impl Data {
+    fn new() -> Data {
+        Data {
+            start: vec![0],
+            index: vec![],
+            count: vec![],
+            phase: vec![],
+            result: vec![],
+            score: vec![],
+            target: vec![],
+        }
+    }
+
     fn len(&self) -> usize {
         self.phase.len()
+    }
+
+    /// Adds a position with its result and score (NaN: none).
+    fn push(&mut self, p: Position, result: f32, score: f32) {
+        for (i, n) in p.features {
+            self.index.push(i);
+            self.count.push(n);
+        }
+        self.start.push(self.index.len() as u32);
+        self.phase.push(p.phase);
+        self.result.push(result);
+        self.score.push(score);
+        self.target.push(result);
+    }
+
+    /// Appends `other`'s positions.
+    fn extend(&mut self, other: Data) {
+        let base = self.index.len() as u32;
+        self.start.extend(other.start[1..].iter().map(|s| s + base));
+        self.index.extend(other.index);
+        self.count.extend(other.count);
+        self.phase.extend(other.phase);
+        self.result.extend(other.result);
+        self.score.extend(other.score);
+        self.target.extend(other.target);
     }
 
     /// Positions 0..at, and the rest.
@@ -289,7 +412,8 @@ impl Data {
         self.score.iter().filter(|s| !s.is_nan()).count()
     }
 
-    /// Each position's target with weight `lambda` on the score's sigmoid (see `target`).
+    /// Each position's target with weight `lambda` on the score's sigmoid (see `target`),
+    /// the scores read with their own `k`.
     fn set_targets(&mut self, k: f64, lambda: f64) {
         for ((t, &r), &s) in self.target.iter_mut().zip(&self.result).zip(&self.score) {
             let score = (!s.is_nan()).then_some(s as f64);
@@ -310,44 +434,41 @@ impl Data {
     }
 }
 
-fn load(path: &str, limit: usize) -> Data {
-    let mut d = Data {
-        start: vec![0],
-        index: vec![],
-        count: vec![],
-        phase: vec![],
-        result: vec![],
-        score: vec![],
-        target: vec![],
-    };
-    let mut skipped = 0;
-    for line in read_lines(path).iter().take(limit) {
-        let (fen, rest) = split_fen(line);
-        let at = rest.iter().position(|w| result(w).is_some());
-        let (Ok(b), Some(at)) = (Board::from_fen(&fen), at) else {
-            skipped += 1;
-            if skipped <= 5 {
-                eprintln!("tune: skipped (no FEN and result): {line}");
+/// The positions of `path` (at most `limit`), read by `threads` threads (finding a
+/// position's term counts takes a few dozen evaluations).
+fn load(path: &str, limit: usize, threads: usize) -> Data {
+    let lines: Vec<String> = read_lines(path).into_iter().take(limit).collect();
+    let (d, skipped) = parallel(
+        lines.len(),
+        threads,
+        |range| {
+            let (mut d, mut skipped) = (Data::new(), vec![]);
+            for line in &lines[range] {
+                let (fen, rest) = split_fen(line);
+                let at = rest.iter().position(|w| result(w).is_some());
+                let (Ok(b), Some(at)) = (Board::from_fen(&fen), at) else {
+                    skipped.push(line.clone());
+                    continue;
+                };
+                let r = result(rest[at]).expect("a result there");
+                // the score, if any, follows the result
+                let score = rest.get(at + 1).and_then(|w| w.parse::<f32>().ok());
+                let score = score.filter(|s| s.is_finite()).unwrap_or(f32::NAN);
+                d.push(features(&b), r, score);
             }
-            continue;
-        };
-        let r = result(rest[at]).expect("a result there");
-        // the score, if any, follows the result
-        let score = rest.get(at + 1).and_then(|w| w.parse::<f32>().ok());
-        let p = features(&b);
-        for (i, n) in p.features {
-            d.index.push(i);
-            d.count.push(n);
-        }
-        d.start.push(d.index.len() as u32);
-        d.phase.push(p.phase);
-        d.result.push(r);
-        d.score
-            .push(score.filter(|s| s.is_finite()).unwrap_or(f32::NAN));
-        d.target.push(r);
+            (d, skipped)
+        },
+        |(mut a, mut sa), (b, sb)| {
+            a.extend(b);
+            sa.extend(sb);
+            (a, sa)
+        },
+    );
+    for line in skipped.iter().take(5) {
+        eprintln!("tune: skipped (no FEN and result): {line}");
     }
-    if skipped > 0 {
-        eprintln!("tune: {skipped} lines skipped");
+    if !skipped.is_empty() {
+        eprintln!("tune: {} lines skipped", skipped.len());
     }
     d
 }
@@ -358,8 +479,7 @@ fn sigmoid(eval: f64, k: f64) -> f64 {
 }
 
 /// A position's target: `lambda * sigmoid(K * score / 400) + (1 - lambda) * result`, or
-/// the result when there is no score. The score goes through the eval's own sigmoid, so
-/// that at lambda 1 the eval is fitted to the score itself.
+/// the result when there is no score. K is the scores' own (see `fit_k`).
 fn target(result: f64, score: Option<f64>, k: f64, lambda: f64) -> f64 {
     match score {
         Some(score) => lambda * sigmoid(score, k) + (1.0 - lambda) * result,
@@ -367,7 +487,7 @@ fn target(result: f64, score: Option<f64>, k: f64, lambda: f64) -> f64 {
     }
 }
 
-/// Splits the positions into `threads` ranges and sums `f(range)` over them in parallel.
+/// Splits `0..n` into `threads` ranges (in order) and folds `f(range)` over them in parallel.
 fn parallel<T: Send>(
     n: usize,
     threads: usize,
@@ -443,14 +563,20 @@ fn gradient(d: &Data, w: &[[f64; 2]], k: f64, threads: usize) -> (f64, Vec<[f64;
     (total / n, g)
 }
 
-/// The K that fits weights `w` to the targets best (golden-section search, the error being
-/// unimodal in K). Called while the targets are the results: see `main`.
-fn find_k(d: &Data, w: &[[f64; 2]], threads: usize) -> f64 {
+/// The K with which sigmoid(K * x / 400) predicts the results best, over (x, result) pairs
+/// (golden-section search: the error is unimodal in K).
+fn fit_k(pairs: &[(f64, f64)]) -> f64 {
+    let err = |k: f64| -> f64 {
+        pairs
+            .iter()
+            .map(|&(x, r)| (r - sigmoid(x, k)).powi(2))
+            .sum()
+    };
     let (mut a, mut b) = (0.05, 4.0);
     let r = (5f64.sqrt() - 1.0) / 2.0;
     while b - a > 1e-4 {
         let (c, e) = (b - r * (b - a), a + r * (b - a));
-        if error(d, w, c, threads) < error(d, w, e, threads) {
+        if err(c) < err(e) {
             b = e;
         } else {
             a = c;
@@ -459,7 +585,26 @@ fn find_k(d: &Data, w: &[[f64; 2]], threads: usize) -> f64 {
     (a + b) / 2.0
 }
 
-const USAGE: &str = "usage: tune FILE [--lambda L] [--epochs N] [--lr X] [--reg X] \
+/// The eval's K (weights `w` against the results) and the scores' K (against the results
+/// of the positions that have one; 1 when none has).
+fn fit_ks(d: &Data, w: &[[f64; 2]]) -> (f64, f64) {
+    let evals: Vec<(f64, f64)> = (0..d.len())
+        .map(|i| (d.eval(i, w), d.result[i] as f64))
+        .collect();
+    let scores: Vec<(f64, f64)> = (0..d.len())
+        .filter(|&i| !d.score[i].is_nan())
+        .map(|i| (d.score[i] as f64, d.result[i] as f64))
+        .collect();
+    let ks = if scores.is_empty() {
+        1.0
+    } else {
+        fit_k(&scores)
+    };
+    (fit_k(&evals), ks)
+}
+
+const USAGE: &str =
+    "usage: tune FILE [--lambda L] [--tables] [--drop G,G|all] [--epochs N] [--lr X] [--reg X] \
     [--holdout PERCENT] [--limit N] [--threads T] [--report N] [--dump N]\n       \
     tune --check FILE [--perturb]";
 
@@ -482,6 +627,10 @@ struct Options {
     reg: f64,
     /// --lambda: the weight on the scores (None: the default, see LAMBDA_ALL_SCORED).
     lambda: Option<f64>,
+    /// --tables: fit the piece-square tables too.
+    tables: bool,
+    /// --drop: groups of `W` (numbers in `GROUPS`) held at 0, to see what a term is worth.
+    drop: Vec<usize>,
 }
 
 fn options(args: &[String]) -> Options {
@@ -499,10 +648,17 @@ fn options(args: &[String]) -> Options {
         holdout: 10,
         reg: 3e-7,
         lambda: None,
+        tables: false,
+        drop: vec![],
     };
-    for pair in rest.chunks(2) {
-        let [name, value] = pair else {
-            fail(&format!("{} needs a value", pair[0]))
+    let mut rest = rest.iter();
+    while let Some(name) = rest.next() {
+        if name == "--tables" {
+            o.tables = true;
+            continue;
+        }
+        let Some(value) = rest.next() else {
+            fail(&format!("{name} needs a value"))
         };
         let int = || {
             value
@@ -528,6 +684,18 @@ fn options(args: &[String]) -> Options {
                     &mut o.reg
                 }) = x;
             }
+            "--drop" if value == "all" => o.drop = (0..GROUPS.len()).collect(),
+            "--drop" => {
+                for g in value.split(',') {
+                    match g.parse::<usize>() {
+                        Ok(g) if g < GROUPS.len() => o.drop.push(g),
+                        _ => fail(&format!(
+                            "--drop: '{g}' is not a group of W (0 to {})",
+                            GROUPS.len() - 1
+                        )),
+                    }
+                }
+            }
             "--lambda" => {
                 let x = value
                     .parse::<f64>()
@@ -543,18 +711,11 @@ fn options(args: &[String]) -> Options {
     o
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.as_slice() {
-        [check_flag, file] if check_flag == "--check" => return check(file, false),
-        [check_flag, file, p] if check_flag == "--check" && p == "--perturb" => {
-            return check(file, true)
-        }
-        _ => {}
-    }
-    let o = options(&args);
+/// The data, split into positions to tune on and held-out games, with their targets set;
+/// and the eval's K.
+fn prepare(o: &Options, start: &[[f64; 2]]) -> (Data, Data, f64) {
     let clock = Instant::now();
-    let all = load(&o.file, o.limit);
+    let all = load(&o.file, o.limit, o.threads);
     // the file holds whole games one after the other: its last lines are whole other games
     let held = all.len() * o.holdout / 100;
     let at = all.len() - held;
@@ -572,24 +733,24 @@ fn main() {
         d.index.len() as f64 / d.len() as f64,
         clock.elapsed().as_secs_f64()
     );
-    let start: Vec<[f64; 2]> = lib_weights()
-        .iter()
-        .map(|x| [x[0] as f64, x[1] as f64])
-        .collect();
-    // K is fitted to the results, before the scores come in: it sets the scale of the eval
-    // against how games end. Fitted to the blend it would be meaningless, as the targets
-    // move with K: at lambda 1 both sigmoids are 1/2 at K = 0, where the error vanishes.
-    let k = find_k(&d, &start, o.threads);
+    // Both Ks are fitted to the results: K sets the eval's scale against how games end, Ks
+    // the scores' (another engine's centipawns are not rmax's). Fitted to the blend, K would
+    // be meaningless, as the targets move with it: at lambda 1 both sigmoids are 1/2 at
+    // K = 0, where the error vanishes.
+    let (k, ks) = fit_ks(&d, start);
     let (lambda, why) = match o.lambda {
         Some(lambda) => (lambda, "--lambda".to_string()),
         None if scored == total => (LAMBDA_ALL_SCORED, "every position has a score".into()),
         None => (0.0, format!("{} positions have no score", total - scored)),
     };
-    d.set_targets(k, lambda);
-    valid.set_targets(k, lambda);
-    println!("K = {k:.4} (fitted to the results)");
+    d.set_targets(ks, lambda);
+    valid.set_targets(ks, lambda);
+    println!("K = {k:.4} (the eval, fitted to the results)");
+    if scored > 0 {
+        println!("Ks = {ks:.4} (the scores, fitted to the results)");
+    }
     println!(
-        "lambda = {lambda} ({why}): target = lambda * sigmoid(K * score / 400) + (1 - lambda) \
+        "lambda = {lambda} ({why}): target = lambda * sigmoid(Ks * score / 400) + (1 - lambda) \
          * result{}",
         if scored < total && lambda > 0.0 {
             "; the result alone where there is no score"
@@ -597,6 +758,91 @@ fn main() {
             ""
         }
     );
+    println!(
+        "fitting the piece values and the terms{}",
+        if o.tables {
+            " and the tables (--tables)"
+        } else {
+            " (the tables stay: --tables fits them too)"
+        }
+    );
+    (d, valid, k)
+}
+
+/// Full-batch Adam from `start`; returns the weights that did best on the held-out games
+/// (the last ones when there are none) and their epoch.
+fn fit(o: &Options, d: &Data, valid: &Data, k: f64, start: &[[f64; 2]]) -> (Vec<[f64; 2]>, usize) {
+    // The step shrinks linearly to a tenth of --lr over the run. The L2 pull towards
+    // lib.rs's weights (--reg) keeps rarely seen entries (a king on a6 in the middle game)
+    // from chasing the results of the few games they occur in.
+    let (b1, b2, eps): (f64, f64, f64) = (0.9, 0.999, 1e-8);
+    let free = fitted(o.tables, &o.drop);
+    let mut w = start.to_vec();
+    let mut m = vec![[0.0; 2]; FEATURES];
+    let mut v = vec![[0.0; 2]; FEATURES];
+    // the weights that did best on the held-out games so far, with that error and epoch
+    let (mut best, mut best_error, mut best_epoch) = (w.clone(), f64::MAX, 0);
+    let clock = Instant::now();
+    for epoch in 1..=o.epochs {
+        let (err, g) = gradient(d, &w, k, o.threads);
+        let lr = o.lr * (1.0 - 0.9 * (epoch - 1) as f64 / o.epochs as f64);
+        let (c1, c2) = (1.0 - b1.powi(epoch as i32), 1.0 - b2.powi(epoch as i32));
+        for i in (0..FEATURES).filter(|&i| free[i]) {
+            for j in 0..2 {
+                let g = g[i][j] + o.reg * (w[i][j] - start[i][j]);
+                m[i][j] = b1 * m[i][j] + (1.0 - b1) * g;
+                v[i][j] = b2 * v[i][j] + (1.0 - b2) * g * g;
+                w[i][j] -= lr * (m[i][j] / c1) / ((v[i][j] / c2).sqrt() + eps);
+            }
+        }
+        if epoch % o.report == 0 || epoch == 1 || epoch == o.epochs {
+            let secs = clock.elapsed().as_secs_f64();
+            let mut held = String::new();
+            if valid.len() > 0 {
+                let e = error(valid, &w, k, o.threads);
+                if e < best_error {
+                    (best, best_error, best_epoch) = (w.clone(), e, epoch);
+                }
+                held = format!(" held out {e:.6}");
+            }
+            println!(
+                "epoch {epoch} error {err:.6}{held} time {secs:.1} s ({:.3} s an epoch)",
+                secs / epoch as f64
+            );
+        }
+        if epoch % o.dump == 0 && epoch < o.epochs {
+            let (q, clamped) = quantize(&w, o.tables);
+            let n = clamped.len();
+            println!("weights after epoch {epoch} ({n} table entries clamped):");
+            println!("{}", print_weights(&q));
+        }
+        let _ = std::io::stdout().flush();
+    }
+    if valid.len() == 0 {
+        (best, best_epoch) = (w, o.epochs);
+    }
+    (best, best_epoch)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [check_flag, file] if check_flag == "--check" => return check(file, false),
+        [check_flag, file, p] if check_flag == "--check" && p == "--perturb" => {
+            return check(file, true)
+        }
+        _ => {}
+    }
+    let o = options(&args);
+    let mut start: Vec<[f64; 2]> = lib_weights()
+        .iter()
+        .map(|x| [x[0] as f64, x[1] as f64])
+        .collect();
+    for &g in &o.drop {
+        println!("dropped: {} (held at 0)", GROUPS[g].1);
+        start[group(g)].fill([0.0; 2]);
+    }
+    let (d, valid, k) = prepare(&o, &start);
     let held_error = |w: &[[f64; 2]]| {
         if valid.len() > 0 {
             format!(", held out {:.6}", error(&valid, w, k, o.threads))
@@ -609,62 +855,17 @@ fn main() {
         "lib.rs's weights: error {start_error:.6}{}",
         held_error(&start)
     );
-    // Adam, full batch; the step shrinks linearly to a tenth of --lr over the run. The L2
-    // pull towards lib.rs's weights (--reg) keeps rarely seen entries (a king on a6 in the
-    // middle game) from chasing the results of the few games they occur in.
-    let (b1, b2, eps): (f64, f64, f64) = (0.9, 0.999, 1e-8);
-    let mut w = start.clone();
-    let mut m = vec![[0.0; 2]; FEATURES];
-    let mut v = vec![[0.0; 2]; FEATURES];
-    // the weights that did best on the held-out games so far, with that error and epoch
-    let (mut best, mut best_error, mut best_epoch) = (w.clone(), f64::MAX, 0);
-    let tune_clock = Instant::now();
-    for epoch in 1..=o.epochs {
-        let (err, g) = gradient(&d, &w, k, o.threads);
-        let lr = o.lr * (1.0 - 0.9 * (epoch - 1) as f64 / o.epochs as f64);
-        let (c1, c2) = (1.0 - b1.powi(epoch as i32), 1.0 - b2.powi(epoch as i32));
-        for i in 0..FEATURES {
-            for j in 0..2 {
-                let g = g[i][j] + o.reg * (w[i][j] - start[i][j]);
-                m[i][j] = b1 * m[i][j] + (1.0 - b1) * g;
-                v[i][j] = b2 * v[i][j] + (1.0 - b2) * g * g;
-                w[i][j] -= lr * (m[i][j] / c1) / ((v[i][j] / c2).sqrt() + eps);
-            }
-        }
-        if epoch % o.report == 0 || epoch == 1 || epoch == o.epochs {
-            let secs = tune_clock.elapsed().as_secs_f64();
-            let mut held = String::new();
-            if valid.len() > 0 {
-                let e = error(&valid, &w, k, o.threads);
-                if e < best_error {
-                    (best, best_error, best_epoch) = (w.clone(), e, epoch);
-                }
-                held = format!(" held out {e:.6}");
-            }
-            println!(
-                "epoch {epoch} error {err:.6}{held} time {secs:.1} s ({:.3} s an epoch)",
-                secs / epoch as f64
-            );
-        }
-        if epoch % o.dump == 0 && epoch < o.epochs {
-            let (q, clamped) = quantize(&w);
-            let n = clamped.len();
-            println!("weights after epoch {epoch} ({n} table entries clamped):");
-            println!("{}", print_weights(&q));
-        }
-        let _ = std::io::stdout().flush();
-    }
-    if valid.len() == 0 {
-        (best, best_epoch) = (w, o.epochs);
-    }
-    let (q, clamped) = quantize(&best);
+    let clock = Instant::now();
+    let (best, best_epoch) = fit(&o, &d, &valid, k, &start);
+    let (q, clamped) = quantize(&best, o.tables);
     let qw: Vec<[f64; 2]> = q.iter().map(|x| [x[0] as f64, x[1] as f64]).collect();
     println!(
-        "done: {} epochs in {:.1} s; K = {k:.4}, lambda = {lambda}; the weights of epoch {best_epoch} (best on \
-         the held-out games): error {start_error:.6} -> {:.6} ({:.6} with the printed \
-         weights{}); {} table entries clamped",
+        "done: {} epochs in {:.1} s; K = {k:.4}, lambda = {}; the weights of epoch {best_epoch} \
+         (best on the held-out games): error {start_error:.6} -> {:.6} ({:.6} with the \
+         printed weights{}); {} table entries clamped",
         o.epochs,
-        tune_clock.elapsed().as_secs_f64(),
+        clock.elapsed().as_secs_f64(),
+        o.lambda.map_or("default".into(), |l| l.to_string()),
         error(&d, &best, k, o.threads),
         error(&d, &qw, k, o.threads),
         held_error(&qw),
@@ -698,7 +899,7 @@ mod tests {
             .collect();
         let path = std::env::temp_dir().join(format!("rmax-tune-unit-{}", std::process::id()));
         std::fs::write(&path, text).unwrap();
-        let d = load(path.to_str().unwrap(), usize::MAX);
+        let d = load(path.to_str().unwrap(), usize::MAX, 2);
         let _ = std::fs::remove_file(path);
         d
     }
@@ -740,7 +941,7 @@ mod tests {
     fn targets_blend_the_score_sigmoid_and_the_result() {
         let k = 0.9;
         let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
-        // lambda 1: the score's sigmoid alone, with the eval's K; lambda 0: the result alone
+        // lambda 1: the score's sigmoid alone, with the scores' K; lambda 0: the result alone
         assert!(close(target(0.0, Some(150.0), k, 1.0), sigmoid(150.0, k)));
         assert!(close(target(1.0, Some(-80.0), k, 1.0), sigmoid(-80.0, k)));
         assert!(close(target(0.5, Some(150.0), k, 0.0), 0.5));
@@ -757,6 +958,21 @@ mod tests {
     }
 
     #[test]
+    fn k_is_fitted_to_each_scale() {
+        // scores on a scale twice the eval's predict the same results with half the K
+        let pairs: Vec<(f64, f64)> = (-40..=40)
+            .map(|i| i as f64 * 10.0)
+            .map(|x| (x, sigmoid(x, 1.3))) // results as expected scores
+            .collect();
+        let doubled: Vec<(f64, f64)> = pairs.iter().map(|&(x, r)| (2.0 * x, r)).collect();
+        let (k, k2) = (fit_k(&pairs), fit_k(&doubled));
+        assert!(
+            (k - 1.3).abs() < 1e-3 && (k - 2.0 * k2).abs() < 1e-3,
+            "{k} {k2}"
+        );
+    }
+
+    #[test]
     fn lines_with_and_without_scores_load_and_blend() {
         let text = format!(
             "{} [1.0]\n{} [0.5] -250\n{} [0.0] 40 some comment\n{} [0.5] 1-0\n",
@@ -764,7 +980,7 @@ mod tests {
         );
         let path = std::env::temp_dir().join(format!("rmax-tune-mixed-{}", std::process::id()));
         std::fs::write(&path, text).unwrap();
-        let mut d = load(path.to_str().unwrap(), usize::MAX);
+        let mut d = load(path.to_str().unwrap(), usize::MAX, 3);
         let _ = std::fs::remove_file(path);
         assert_eq!(d.result, [1.0, 0.5, 0.0, 0.5]);
         assert_eq!(d.scored(), 2);
@@ -784,7 +1000,7 @@ mod tests {
             .iter()
             .map(|x| [x[0] as f64, x[1] as f64])
             .collect();
-        let (q, clamped) = quantize(&w);
+        let (q, clamped) = quantize(&w, true);
         let mut off = 0;
         for kind in 0..5 {
             for sq in (0..64).filter(|&sq| kind > 0 || (8..56).contains(&sq)) {
@@ -796,5 +1012,34 @@ mod tests {
             }
         }
         assert_eq!(off, clamped.len(), "{clamped:?}");
+        // without --tables, lib.rs's weights come back unchanged
+        let (q, clamped) = quantize(&w, false);
+        assert_eq!(q, lib_weights());
+        assert!(clamped.is_empty());
+    }
+
+    #[test]
+    fn the_printed_terms_are_lib_rs_block_verbatim() {
+        assert_eq!(GROUPS.iter().map(|g| g.0).sum::<usize>(), W.len());
+        let block = print_terms(&lib_weights()[TERMS..]);
+        let lib = include_str!("../lib.rs");
+        assert!(lib.contains(&block), "lib.rs has no block\n{block}");
+    }
+
+    #[test]
+    fn terms_are_linear_in_their_weights() {
+        // two weight sets and their sum, on positions with passed pawns, open files, pawn
+        // shields and lopsided material
+        let a: Vec<i32> = (0..W.len() as i32).map(|i| (i * 7) % 23 - 11).collect();
+        let b: Vec<i32> = (0..W.len() as i32).map(|i| (i * 5) % 17 - 8).collect();
+        let sum: Vec<i32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+        for fen in FENS {
+            let board = Board::from_fen(fen).unwrap();
+            assert_eq!(
+                board.terms(&sum),
+                board.terms(&a) + board.terms(&b),
+                "{fen}"
+            );
+        }
     }
 }

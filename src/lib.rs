@@ -542,21 +542,20 @@ const fn s(mg: i32, eg: i32) -> i32 {
 
 /// The evaluation's weights beyond material and tables, fitted by `tune` (indices in `terms`).
 #[rustfmt::skip]
-pub const W: [i32; 50] = [
-    s(20, 10), // 0 tempo
-    s(30, 80), // 1 bishop pair
-    s(8, 5), s(7, 7), s(3, 5), s(3, 2), s(-5, -1), // 2..6 mobility, a square: N B R Q K
-    s(23, 17), s(2, 18), s(6, 19), s(8, 10), s(-8, 22), s(-29, 25), // 7..12 defended by a pawn: P N B R Q K
-    s(12, -5), s(18, -4), s(27, -9), s(18, 12), s(0, 0), // 13..17 next to the enemy king: N B R Q K
-    s(2, 3), s(-6, 20), s(19, 16), s(3, 18), s(-19, 8), // 18..22 half-open file: N B R Q K
-    s(-4, -14), s(-10, -2), s(47, -1), s(-15, 35), s(-61, 0), // 23..27 open file: N B R Q K
-    s(-63, -14), s(-156, -140), // 28, 29 attacked by a pawn: side to move's, the other's
-    s(0, 0), s(0, 0), s(11, 12), s(51, 47), s(97, 115), s(289, 201), // 30..35 passed pawn, rank 1..6
-    s(0, 0), s(0, 0), s(-5, -19), s(6, -45), s(8, -87), s(-54, -88), // 36..41 passed and blocked
-    s(13, 23), // 42 passed and defended
-    s(-1, -6), s(-3, 12), // 43, 44 passed: rank * own king's, enemy king's distance to the square ahead
-    s(-11, -38), s(-10, -10), s(12, 16), // 45 doubled, 46 isolated, 47 phalanx
-    s(33, -10), s(25, -7), // 48, 49 pawn shield: one and two ranks ahead
+pub const W: [i32; 45] = [
+    s(27, 6), // 0 tempo
+    s(14, 36), // 1 bishop pair
+    s(6, -3), s(6, -1), s(7, -5), s(4, -8), s(-1, -1), // 2..6 mobility, a square: N B R Q K
+    s(9, 0), s(-5, 25), s(-5, 10), s(1, 27), s(-9, 22), s(-41, 23), // 7..12 defended by a pawn: P N B R Q K
+    s(7, 2), s(1, -5), s(6, 7), s(-7, 7), s(-14, 6), // 13..17 half-open file: N B R Q K
+    s(13, -32), s(-1, -23), s(39, -20), s(1, -17), s(-63, 1), // 18..22 open file: N B R Q K
+    s(-57, -14), s(-50, -93), // 23, 24 attacked by a pawn: side to move's, the other's
+    s(1, 12), s(-20, 14), s(-7, 32), s(7, 38), s(54, 3), s(84, -37), // 25..30 passed pawn, rank 1..6
+    s(8, -19), s(-14, 3), s(-19, -14), s(-1, -10), s(-44, 12), s(8, -55), // 31..36 passed and blocked (a piece ahead)
+    s(23, 5), // 37 passed and defended
+    s(1, -4), s(-1, 4), // 38, 39 passed: rank * own king's, enemy king's distance to the square ahead
+    s(-16, -21), s(1, -7), s(6, 1), // 40 doubled, 41 isolated, 42 phalanx
+    s(15, -4), s(6, -5), // 43, 44 pawn shield: one and two ranks ahead
 ];
 
 impl Board {
@@ -585,9 +584,13 @@ impl Board {
     /// weight alone to 1.
     pub fn terms(&self, w: &[i32]) -> i32 {
         let (b, pawns) = (&self.b, &self.pawns);
-        let at = |x: usize| *b.get(x & 255).unwrap_or(&0); // the piece on x (0: off the board)
-                                                           // a pawn `q` diagonally beside square y (on y's rank)
-        let pawn_at = |y: usize, q: u8| at(y + 1) == q || at(y + 255) == q;
+        // squares each side's pawns attack, by file + 1: bit r, rank r (White's capture up)
+        let mut hits = [[0; 10]; 2];
+        for f in 1..9 {
+            hits[0][f] = (pawns[0][f - 1] | pawns[0][f + 1]) << 1;
+            hits[1][f] = (pawns[1][f - 1] | pawns[1][f + 1]) >> 1;
+        }
+        let hit = |c: usize, y: usize| hits[c][y % 8 + 1] >> (y >> 4) & 1 > 0; // y on the board
         let dist = |a: usize, z: usize| (a >> 4).abs_diff(z >> 4).max((a & 7).abs_diff(z & 7));
         let mut t = if self.side == 8 { w[0] } else { -w[0] }; // tempo
         let mut bishops = [0; 2];
@@ -596,43 +599,40 @@ impl Board {
             if x == 0 {
                 continue; // empty, or off the board
             }
-            // type, colour (0 White, 1 Black), forward step, own pawn, enemy pawn
+            // type, colour (0 White, 1 Black), the other colour, forward step
             let (k, c, us) = (x as usize & 7, x as usize / 16, x & 24);
-            let (up, pawn, foe, v) = ([16, 240][c], us | 1, us ^ 25, &mut 0);
+            let (e, up, v) = (1 - c, [16, 240][c], &mut 0);
             // rank from the owner's side, file + 1; pawn masks of the file and its neighbours
             // seen from the owner's side (bit r: a pawn on its rank r)
             let (r, f) = ((s ^ c * 112) >> 4, s % 8 + 1);
             let mask = |m: &[u8; 10], i: usize| if c > 0 { m[i].reverse_bits() } else { m[i] };
-            let (own, them) = (pawns[c], pawns[1 - c]);
-            let near = mask(&them, f - 1) | mask(&them, f) | mask(&them, f + 1);
-            let guarded = pawn_at(s + 256 - up, pawn);
-            if guarded {
+            let (own, them) = (&pawns[c], &pawns[e]);
+            if hit(c, s) {
                 *v += w[6 + k]; // defended by a pawn
             }
             if k == 1 {
-                *v += w[45] * (mask(&own, f) >> r + 1 > 0) as i32 // doubled: another pawn ahead
-                    + w[46] * (own[f - 1] | own[f + 1] == 0) as i32 // isolated
-                    + w[47] * (b[s + 1] == x) as i32; // phalanx (a pawn beside it)
-                if near >> r + 1 == 0 {
+                *v += w[40] * (mask(own, f) >> r + 1 > 0) as i32 // doubled: another pawn ahead
+                    + w[41] * (own[f - 1] | own[f + 1] == 0) as i32 // isolated
+                    + w[42] * (b[s + 1] == x) as i32; // phalanx (a pawn beside it)
+                if (mask(them, f - 1) | mask(them, f) | mask(them, f + 1)) >> r + 1 == 0 {
                     // passed: no enemy pawn ahead on its file or the next ones; the square in
-                    // front: blocked? how far are the kings?
+                    // front: occupied? how far are the kings?
                     let y = s + up & 255;
-                    *v += w[29 + r]
-                        + w[35 + r] * (b[y] & 24 ^ us > 0 && b[y] > 0) as i32
-                        + w[42] * guarded as i32
+                    *v += w[24 + r]
+                        + w[30 + r] * (b[y] > 0) as i32
+                        + w[37] * hit(c, s) as i32
                         + r as i32
-                            * (w[43] * dist(self.king[c + 1], y) as i32
-                                + w[44] * dist(self.king[2 - c], y) as i32);
+                            * (w[38] * dist(self.king[c + 1], y) as i32
+                                + w[39] * dist(self.king[2 - c], y) as i32);
                 }
             } else {
                 bishops[c] += (k == 3) as i32;
-                if k < 6 && pawn_at(s + up, foe) {
-                    *v += w[28 + (us != self.side) as usize]; // attacked by a pawn
+                if k < 6 && hit(e, s) {
+                    *v += w[23 + (us != self.side) as usize]; // attacked by a pawn
                 }
                 if own[f] == 0 {
-                    *v += w[16 + k + 5 * (them[f] == 0) as usize]; // half-open, open file
+                    *v += w[11 + k + 5 * (them[f] == 0) as usize]; // half-open, open file
                 }
-                let king = self.king[2 - c];
                 for &d in steps(k as u8, us) {
                     let mut y = s;
                     loop {
@@ -640,12 +640,8 @@ impl Board {
                         if y & 0x88 > 0 || b[y] & us > 0 {
                             break;
                         }
-                        if !pawn_at(y + up, foe) {
+                        if !hit(e, y) {
                             *v += w[k]; // mobility: a square that no enemy pawn guards
-                        }
-                        let z = y + 273 - king & 255; // 17 + the step from the enemy king
-                        if z < 35 && z & 15 < 3 {
-                            *v += w[11 + k]; // a square next to the enemy king
                         }
                         if b[y] > 0 || k == 2 {
                             break;
@@ -653,10 +649,10 @@ impl Board {
                     }
                 }
                 if k == 6 {
-                    // pawn shield: own pawns on the three squares ahead, and two ranks ahead
-                    for i in 0..3 {
-                        *v += w[48] * (at(s + up + 255 + i) == pawn) as i32
-                            + w[49] * (at(s + up * 2 + 255 + i) == pawn) as i32;
+                    // pawn shield: own pawns on the three files, one and two ranks ahead
+                    for i in f - 1..=f + 1 {
+                        let m = mask(own, i) >> r;
+                        *v += w[43] * (m >> 1 & 1) as i32 + w[44] * (m >> 2 & 1) as i32;
                     }
                 }
             }
@@ -753,6 +749,8 @@ pub struct Engine {
     skip: Vec<Move>,
     /// Score of the move that last raised alpha at the root.
     root: i32,
+    /// Static evaluations by key, 2^16 slots: (key, score).
+    eval_cache: Vec<(u64, i32)>,
 }
 
 /// Mate scores (within 999 of `MATE`) are stored as distance from the node, read back as distance
@@ -780,6 +778,7 @@ impl Engine {
     pub fn resize(&mut self, mb: usize) {
         self.tt = vec![Entry::default(); mb << 16]; // 16-byte entries: 2^16 to a megabyte
         self.history = vec![[0; 128]; 23];
+        self.eval_cache = vec![(0, 0); 1 << 16];
     }
 
     /// Milliseconds since the search started.
@@ -900,7 +899,11 @@ impl Engine {
         {
             return s;
         }
-        let mut eval = b.eval();
+        let (key, v) = &mut self.eval_cache[b.key as usize & 65535];
+        if *key != b.key {
+            (*key, *v) = (b.key, b.eval()); // not known yet: the evaluation costs more than a probe
+        }
+        let mut eval = *v;
         // improving: better than two plies ago, when this side was last to move
         let improving = (ply > 1 && eval > self.evals[ply - 2]) as i32;
         self.evals[ply] = eval;

@@ -47,24 +47,23 @@ const FULL_PHASE: i32 = 24;
 /// lib.rs's `W` as it is laid out there: how many weights a line holds, and the line's
 /// comment. `print_terms` writes the block in this form, and a test finds that block in
 /// lib.rs, so that a tuned block pastes over the old one.
-const GROUPS: [(usize, &str); 14] = [
+const GROUPS: [(usize, &str); 13] = [
     (1, "0 tempo"),
     (1, "1 bishop pair"),
     (5, "2..6 mobility, a square: N B R Q K"),
     (6, "7..12 defended by a pawn: P N B R Q K"),
-    (5, "13..17 next to the enemy king: N B R Q K"),
-    (5, "18..22 half-open file: N B R Q K"),
-    (5, "23..27 open file: N B R Q K"),
-    (2, "28, 29 attacked by a pawn: side to move's, the other's"),
-    (6, "30..35 passed pawn, rank 1..6"),
-    (6, "36..41 passed and blocked"),
-    (1, "42 passed and defended"),
+    (5, "13..17 half-open file: N B R Q K"),
+    (5, "18..22 open file: N B R Q K"),
+    (2, "23, 24 attacked by a pawn: side to move's, the other's"),
+    (6, "25..30 passed pawn, rank 1..6"),
+    (6, "31..36 passed and blocked (a piece ahead)"),
+    (1, "37 passed and defended"),
     (
         2,
-        "43, 44 passed: rank * own king's, enemy king's distance to the square ahead",
+        "38, 39 passed: rank * own king's, enemy king's distance to the square ahead",
     ),
-    (3, "45 doubled, 46 isolated, 47 phalanx"),
-    (2, "48, 49 pawn shield: one and two ranks ahead"),
+    (3, "40 doubled, 41 isolated, 42 phalanx"),
+    (2, "43, 44 pawn shield: one and two ranks ahead"),
 ];
 
 /// One position: its sparse features (index, count from White's view) and its phase.
@@ -153,9 +152,9 @@ fn group(g: usize) -> std::ops::Range<usize> {
 
 /// Which weights a fit moves: piece values and terms but the `dropped` groups, and the
 /// tables when `tables`.
-fn fitted(tables: bool, dropped: &[usize]) -> Vec<bool> {
+fn fitted(tables: bool, values: bool, dropped: &[usize]) -> Vec<bool> {
     (0..FEATURES)
-        .map(|i| tables || !(PST..TERMS).contains(&i))
+        .map(|i| (tables || !(PST..TERMS).contains(&i)) && (values || i >= PST))
         .enumerate()
         .map(|(i, free)| free && !dropped.iter().any(|&g| group(g).contains(&i)))
         .collect()
@@ -604,7 +603,7 @@ fn fit_ks(d: &Data, w: &[[f64; 2]]) -> (f64, f64) {
 }
 
 const USAGE: &str =
-    "usage: tune FILE [--lambda L] [--tables] [--drop G,G|all] [--epochs N] [--lr X] [--reg X] \
+    "usage: tune FILE [--lambda L] [--tables] [--keep-values] [--drop G,G|all] [--epochs N] [--lr X] [--reg X] \
     [--holdout PERCENT] [--limit N] [--threads T] [--report N] [--dump N]\n       \
     tune --check FILE [--perturb]";
 
@@ -629,6 +628,8 @@ struct Options {
     lambda: Option<f64>,
     /// --tables: fit the piece-square tables too.
     tables: bool,
+    /// --keep-values: hold the piece values at lib.rs's.
+    keep_values: bool,
     /// --drop: groups of `W` (numbers in `GROUPS`) held at 0, to see what a term is worth.
     drop: Vec<usize>,
 }
@@ -649,12 +650,16 @@ fn options(args: &[String]) -> Options {
         reg: 3e-7,
         lambda: None,
         tables: false,
+        keep_values: false,
         drop: vec![],
     };
     let mut rest = rest.iter();
     while let Some(name) = rest.next() {
-        if name == "--tables" {
-            o.tables = true;
+        if name == "--tables" || name == "--keep-values" {
+            (o.tables, o.keep_values) = (
+                o.tables || name == "--tables",
+                o.keep_values || name != "--tables",
+            );
             continue;
         }
         let Some(value) = rest.next() else {
@@ -737,7 +742,12 @@ fn prepare(o: &Options, start: &[[f64; 2]]) -> (Data, Data, f64) {
     // the scores' (another engine's centipawns are not rmax's). Fitted to the blend, K would
     // be meaningless, as the targets move with it: at lambda 1 both sigmoids are 1/2 at
     // K = 0, where the error vanishes.
-    let (k, ks) = fit_ks(&d, start);
+    // K is PeSTO's: lib.rs's piece values and tables with the terms at 0. It anchors the
+    // eval's scale (the search's margins are in its centipawns); from weights with the terms,
+    // it would follow whatever scale their start values happen to have.
+    let mut pesto = start.to_vec();
+    pesto[TERMS..].fill([0.0; 2]);
+    let (k, ks) = fit_ks(&d, &pesto);
     let (lambda, why) = match o.lambda {
         Some(lambda) => (lambda, "--lambda".to_string()),
         None if scored == total => (LAMBDA_ALL_SCORED, "every position has a score".into()),
@@ -745,7 +755,9 @@ fn prepare(o: &Options, start: &[[f64; 2]]) -> (Data, Data, f64) {
     };
     d.set_targets(ks, lambda);
     valid.set_targets(ks, lambda);
-    println!("K = {k:.4} (the eval, fitted to the results)");
+    println!(
+        "K = {k:.4} (lib.rs's piece values and tables without the terms, fitted to the results)"
+    );
     if scored > 0 {
         println!("Ks = {ks:.4} (the scores, fitted to the results)");
     }
@@ -769,6 +781,27 @@ fn prepare(o: &Options, start: &[[f64; 2]]) -> (Data, Data, f64) {
     (d, valid, k)
 }
 
+/// Each feature's typical count where it occurs (root mean square, at least 1): Adam moves
+/// every weight by about its step whatever the gradient's size, so a weight that counts 20
+/// times in a position (mobility, king distance * rank) takes steps 20 times smaller, or its
+/// eval would swing 20 times wider than a piece value's and never settle.
+fn feature_sizes(d: &Data) -> Vec<f64> {
+    let mut sum = vec![(0.0, 0.0); FEATURES];
+    for (&i, &n) in d.index.iter().zip(&d.count) {
+        let s = &mut sum[i as usize];
+        *s = (s.0 + (n as f64).powi(2), s.1 + 1.0);
+    }
+    sum.iter()
+        .map(|&(sq, n)| {
+            if n > 0.0 {
+                (sq / n).sqrt().max(1.0)
+            } else {
+                1.0
+            }
+        })
+        .collect()
+}
+
 /// Full-batch Adam from `start`; returns the weights that did best on the held-out games
 /// (the last ones when there are none) and their epoch.
 fn fit(o: &Options, d: &Data, valid: &Data, k: f64, start: &[[f64; 2]]) -> (Vec<[f64; 2]>, usize) {
@@ -776,7 +809,8 @@ fn fit(o: &Options, d: &Data, valid: &Data, k: f64, start: &[[f64; 2]]) -> (Vec<
     // lib.rs's weights (--reg) keeps rarely seen entries (a king on a6 in the middle game)
     // from chasing the results of the few games they occur in.
     let (b1, b2, eps): (f64, f64, f64) = (0.9, 0.999, 1e-8);
-    let free = fitted(o.tables, &o.drop);
+    let free = fitted(o.tables, !o.keep_values, &o.drop);
+    let size = feature_sizes(d);
     let mut w = start.to_vec();
     let mut m = vec![[0.0; 2]; FEATURES];
     let mut v = vec![[0.0; 2]; FEATURES];
@@ -792,7 +826,8 @@ fn fit(o: &Options, d: &Data, valid: &Data, k: f64, start: &[[f64; 2]]) -> (Vec<
                 let g = g[i][j] + o.reg * (w[i][j] - start[i][j]);
                 m[i][j] = b1 * m[i][j] + (1.0 - b1) * g;
                 v[i][j] = b2 * v[i][j] + (1.0 - b2) * g * g;
-                w[i][j] -= lr * (m[i][j] / c1) / ((v[i][j] / c2).sqrt() + eps);
+                // a step of about lr / size: about lr cp of eval where the feature occurs
+                w[i][j] -= lr / size[i] * (m[i][j] / c1) / ((v[i][j] / c2).sqrt() + eps);
             }
         }
         if epoch % o.report == 0 || epoch == 1 || epoch == o.epochs {

@@ -460,7 +460,9 @@ fn tune_reads_old_and_new_lines_and_blends_with_lambda() {
 #[test]
 fn with_lambda_1_the_target_is_the_scores_sigmoid() {
     // each score is lib.rs's own eval from White's view: at lambda 1 the targets are the
-    // eval's sigmoid itself, so lib.rs's weights fit them but for the eval's rounding
+    // eval's sigmoid itself, so lib.rs's weights fit them but for the scale: K is fitted
+    // to PeSTO's eval (terms at 0) and Ks to the scores, a few percent apart, so the error
+    // is not 0 but a tiny fraction of the results' (4e-5 against 1e-2 on this file)
     let positions = eval_epd();
     let scored: String = positions
         .iter()
@@ -481,9 +483,9 @@ fn with_lambda_1_the_target_is_the_scores_sigmoid() {
         (number_after(&out, "lib.rs's weights: error "), out)
     };
     let (exact, out) = start_error("1");
-    assert!(exact < 1e-5, "{out}");
-    let (results, out) = start_error("0");
-    assert!(results > 0.01, "{out}");
+    let (results, out0) = start_error("0");
+    assert!(results > 0.01, "{out0}");
+    assert!(exact < results / 50.0, "{out}{out0}");
     let (default, out) = start_error("");
     assert!(
         out.contains("lambda = 0.5 (every position has a score)"),

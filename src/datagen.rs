@@ -23,7 +23,8 @@
 
 mod teacher;
 
-use crate::lock;
+use crate::input::{clean, short};
+use crate::searcher::lock;
 use rmax::{Board, Engine, Limits, START};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -83,7 +84,7 @@ fn options(args: &[&str]) -> Result<Options, String> {
     };
     let number = |name: &str, s: &str| {
         s.parse::<u64>()
-            .map_err(|_| format!("datagen: {name} '{}' is not a number", super::short(s)))
+            .map_err(|_| format!("datagen: {name} '{}' is not a number", short(s)))
     };
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let mut o = Options {
@@ -106,12 +107,7 @@ fn options(args: &[&str]) -> Result<Options, String> {
             ["--teacher", command] => teacher = Some(command.to_string()),
             ["--teacher-nodes", n] => teachers[0] = Some(number("--teacher-nodes", n)?.max(1)),
             ["--teacher-depth", d] => teachers[1] = Some(number("--teacher-depth", d)?.max(1)),
-            _ => {
-                return Err(format!(
-                    "datagen: unknown option '{}'",
-                    super::short(pair[0])
-                ))
-            }
+            _ => return Err(format!("datagen: unknown option '{}'", short(pair[0]))),
         }
     }
     let [nodes, depth] = match (&teacher, own, teachers) {
@@ -243,7 +239,7 @@ fn describe(label: &Option<LabelSearch>) -> String {
         return "no labels".into();
     };
     let by = match &l.teacher {
-        Some(command) => format!("teacher '{}'", super::clean(command, 200)),
+        Some(command) => format!("teacher '{}'", clean(command, 200)),
         None => "rmax".into(),
     };
     let mut limits = vec![];

@@ -1,6 +1,7 @@
 //! The game record shared by every interface: positions, repetitions, how a game ended, and
 //! moves in SAN (read and written) and PGN.
 
+use crate::input::{parse_fen, short};
 use rmax::{square_name, Board, Move, START};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -161,7 +162,7 @@ impl Game {
                     .unwrap_or(("", ""));
                 if name == "FEN" {
                     let fen = value.trim().trim_matches('"');
-                    start = crate::parse_fen(fen).map_err(|e| format!("bad FEN tag: {e}"))?;
+                    start = parse_fen(fen).map_err(|e| format!("bad FEN tag: {e}"))?;
                 }
             } else if !line.starts_with('%') {
                 movetext += line;
@@ -206,7 +207,7 @@ impl Game {
                     return Err(format!(
                         "move {}{at} '{}' is not legal there",
                         board.full,
-                        crate::short(word)
+                        short(word)
                     ));
                 }
             }

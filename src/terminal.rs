@@ -4,8 +4,10 @@
 //! `move` makes it move at once and `quit` leaves; other lines wait for its move.
 
 use crate::game::{colour, line_san, numbered, read_move, san, start_board, Game, Parsed};
+use crate::input::{int, parse_fen, short, split_word, Event};
 use crate::level::{Level, ELO_MAX, ELO_MIN};
-use crate::{int, lock, short, split_word, Event, Searcher, VERSION};
+use crate::searcher::{lock, Searcher};
+use crate::VERSION;
 use rmax::{Info, Limits, MATE};
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
@@ -302,7 +304,7 @@ impl Terminal {
             "level" => self.set_level(arg),
             "analyse" | "analyze" => self.analyse(arg),
             "fen" if arg.is_empty() => say!("{}", self.game.board().fen()),
-            "fen" | "setboard" => match crate::parse_fen(arg) {
+            "fen" | "setboard" => match parse_fen(arg) {
                 Ok(board) => self.set_game(Game::new(board)),
                 Err(e) => say!("Bad FEN: {e}"),
             },
@@ -407,7 +409,7 @@ impl Terminal {
             Ok(text) => text,
             Err(e) => return say!("Cannot read '{}': {e}", short(path)),
         };
-        let game = match crate::parse_fen(text.trim()) {
+        let game = match parse_fen(text.trim()) {
             Ok(board) if text.trim().lines().count() == 1 => Ok(Game::new(board)),
             _ => Game::from_pgn(&text),
         };

@@ -1,9 +1,10 @@
 //! UCI: the protocol of most GUIs and tournament managers (fastchess, cutechess-cli, OpenBench).
 
 use crate::game::{start_board, Game};
+use crate::input::{budget, int, parse_fen, short, Event, MAX_LINE, OVERHEAD_MS};
 use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
-use crate::{budget, int, lock, parse_fen, short, Event, Searcher, HASH_MB, MAX_LINE};
-use crate::{MAX_MULTIPV, OVERHEAD_MS, VERSION};
+use crate::searcher::{lock, Searcher, HASH_MB, MAX_MULTIPV};
+use crate::VERSION;
 use rmax::{Info, Limits, Move, MATE, START};
 use std::collections::HashMap;
 use std::io::Write;

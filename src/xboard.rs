@@ -1,10 +1,10 @@
 //! xboard (CECP v2): the protocol of XBoard/WinBoard, and of Fairy-Max's tournaments.
 
 use crate::game::{read_move, start_board, Game, Parsed};
+use crate::input::{budget, int, parse_fen, short, split_word, Event, MAX_LINE, OVERHEAD_MS};
+use crate::searcher::{lock, Searcher, MAX_MULTIPV};
 use crate::uci::moves_text;
-use crate::OVERHEAD_MS;
-use crate::{budget, int, lock, parse_fen, short, split_word, Event, Searcher, MAX_LINE};
-use crate::{MAX_MULTIPV, VERSION};
+use crate::VERSION;
 use rmax::{Info, Limits, MATE};
 use std::io::Write;
 use std::sync::mpsc::{Receiver, Sender};

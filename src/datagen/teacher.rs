@@ -7,6 +7,7 @@
 //! a channel, so every wait has a deadline: a program that is not a UCI engine, or one that
 //! hangs or dies, gives an error instead of a hang.
 
+use crate::input::clean;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
@@ -44,7 +45,7 @@ pub struct Teacher {
 impl Teacher {
     /// Starts `command` and makes it a single-threaded UCI engine ready to search with `go`.
     pub fn start(command: &str, go: String) -> Result<Teacher, String> {
-        let name = format!("teacher '{}'", crate::clean(command, 200));
+        let name = format!("teacher '{}'", clean(command, 200));
         let mut child = Command::new(command)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -213,12 +214,7 @@ pub fn info_score(line: &str) -> Result<Option<(Score, bool)>, String> {
                 let score = match (kind, value) {
                     (Some("cp"), Some(v)) => Score::Cp(v),
                     (Some("mate"), Some(v)) => Score::Mate(v),
-                    _ => {
-                        return Err(format!(
-                            "a score that is not one: '{}'",
-                            crate::clean(line, 120)
-                        ))
-                    }
+                    _ => return Err(format!("a score that is not one: '{}'", clean(line, 120))),
                 };
                 let exact = !matches!(words.next(), Some("lowerbound" | "upperbound"));
                 return Ok(Some((score, exact)));

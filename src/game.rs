@@ -49,19 +49,6 @@ impl End {
         }
     }
 
-    /// The xboard result line, e.g. `1-0 {White mates}`.
-    pub fn result(self) -> String {
-        let why = match self {
-            End::Mate(winner) => format!("{} mates", colour(winner)),
-            End::Stalemate => "Stalemate".into(),
-            End::Repetition => "Draw by repetition".into(),
-            End::Fifty => "Draw by fifty-move rule".into(),
-            End::Material => "Draw by insufficient material".into(),
-            End::Resignation(loser) => format!("{} resigns", colour(loser)),
-        };
-        format!("{} {{{why}}}", self.score())
-    }
-
     /// The announcement for people.
     pub fn describe(self) -> String {
         let what = match self {

@@ -9,7 +9,6 @@ use rmax::{Board, Engine, Limits, START};
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// `rmax bench` searches this deep unless told otherwise.
 const BENCH_DEPTH: i32 = 7;
 
@@ -25,12 +24,14 @@ mod datagen;
 mod game;
 mod input;
 mod level;
+mod output;
 mod searcher;
 mod terminal;
 mod uci;
 mod xboard;
 
 use input::{parse_fen, read_input, short, Event, MAX_LINE};
+use output::VERSION;
 use searcher::HASH_MB;
 use terminal::{prompt, Terminal};
 use uci::Uci;

@@ -6,8 +6,8 @@
 use crate::game::{colour, line_san, numbered, read_move, san, start_board, Game, Parsed};
 use crate::input::{int, parse_fen, short, split_word, Event};
 use crate::level::{Level, ELO_MAX, ELO_MIN};
+use crate::output::VERSION;
 use crate::searcher::{lock, Searcher};
-use crate::VERSION;
 use rmax::{Info, Limits, MATE};
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};

@@ -3,8 +3,8 @@
 use crate::game::{start_board, Game};
 use crate::input::{budget, int, parse_fen, short, Event, MAX_LINE, OVERHEAD_MS};
 use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
+use crate::output::{moves_text, VERSION};
 use crate::searcher::{lock, Searcher, HASH_MB, MAX_MULTIPV};
-use crate::VERSION;
 use rmax::{Info, Limits, Move, MATE, START};
 use std::collections::HashMap;
 use std::io::Write;
@@ -475,12 +475,4 @@ pub fn uci_info(i: &Info, multi: bool) -> String {
         i.ms,
         i.hashfull
     )
-}
-
-pub fn moves_text(moves: &[Move]) -> String {
-    moves
-        .iter()
-        .map(Move::to_string)
-        .collect::<Vec<_>>()
-        .join(" ")
 }

@@ -1,10 +1,9 @@
 //! xboard (CECP v2): the protocol of XBoard/WinBoard, and of Fairy-Max's tournaments.
 
-use crate::game::{read_move, start_board, Game, Parsed};
+use crate::game::{colour, read_move, start_board, End, Game, Parsed};
 use crate::input::{budget, int, parse_fen, short, split_word, Event, MAX_LINE, OVERHEAD_MS};
+use crate::output::{moves_text, VERSION};
 use crate::searcher::{lock, Searcher, MAX_MULTIPV};
-use crate::uci::moves_text;
-use crate::VERSION;
 use rmax::{Info, Limits, MATE};
 use std::io::Write;
 use std::sync::mpsc::{Receiver, Sender};
@@ -252,7 +251,7 @@ impl Xboard {
             return self.reanalyse();
         }
         match self.game.end() {
-            Some(end) if self.plays.is_some() => say!("{}", end.result()),
+            Some(end) if self.plays.is_some() => say!("{}", result(end)),
             Some(_) => {}
             None => self.think(),
         }
@@ -265,7 +264,7 @@ impl Xboard {
             return;
         }
         if let Some(end) = self.game.end() {
-            return say!("{}", end.result());
+            return say!("{}", result(end));
         }
         let mut lim = Limits {
             depth: self.depth.unwrap_or(64),
@@ -341,7 +340,7 @@ impl Xboard {
             say!("move {m}");
             self.game.push(m);
             if let Some(end) = self.game.end() {
-                say!("{}", end.result());
+                say!("{}", result(end));
             }
         }
         self.answer_pings();
@@ -358,6 +357,19 @@ fn thinking(i: &Info) -> String {
         i.nodes,
         moves_text(&i.pv)
     )
+}
+
+/// The xboard result line, e.g. `1-0 {White mates}`.
+fn result(end: End) -> String {
+    let why = match end {
+        End::Mate(winner) => format!("{} mates", colour(winner)),
+        End::Stalemate => "Stalemate".into(),
+        End::Repetition => "Draw by repetition".into(),
+        End::Fifty => "Draw by fifty-move rule".into(),
+        End::Material => "Draw by insufficient material".into(),
+        End::Resignation(loser) => format!("{} resigns", colour(loser)),
+    };
+    format!("{} {{{why}}}", end.score())
 }
 
 /// `level MPS BASE INC`: BASE in minutes or minutes:seconds, INC in seconds -> ms.

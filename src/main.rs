@@ -207,7 +207,7 @@ fn bench(depth: i32) {
 fn interactive() {
     let (events, input) = read_input();
     let tty = std::io::stdin().is_terminal();
-    let term = Terminal::new();
+    let term = Terminal::new(events.clone());
     if tty {
         term.greet(); // a person at a keyboard sees the board at once
     }
@@ -234,7 +234,7 @@ fn interactive() {
                 if !tty {
                     term.greet();
                 }
-                return term.run(input, events, &line);
+                return term.run(input, &line);
             }
         }
     }

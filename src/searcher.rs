@@ -29,13 +29,15 @@ pub struct Searcher {
     /// timer left over from an earlier search can never stop the next one.
     stop: Arc<AtomicBool>,
     /// Hash table size in MB.
-    pub mb: usize,
+    mb: usize,
     /// Numbers the searches; with `notify`, a search sends Event::Done(id) when it is done.
-    pub id: u64,
-    pub notify: Option<Sender<Event>>,
+    id: u64,
+    notify: Option<Sender<Event>>,
 }
 
 impl Searcher {
+    /// An idle engine with the default hash table. With `notify`, every search (or perft)
+    /// sends Event::Done there when it is done.
     pub fn new(notify: Option<Sender<Event>>) -> Searcher {
         let home = Some(Engine::new(HASH_MB));
         Searcher {
@@ -186,6 +188,16 @@ impl Searcher {
         engine.resize(mb);
     }
 
+    /// A new game: an empty hash table of the same size, and no history.
+    pub fn new_game(&mut self) {
+        self.resize(self.mb);
+    }
+
+    /// Is Event::Done(id) the end of the latest search (not of one stopped and replaced)?
+    pub fn is_current(&self, id: u64) -> bool {
+        id == self.id
+    }
+
     pub fn busy(&self) -> bool {
         self.away.is_some()
     }
@@ -216,7 +228,7 @@ impl Searcher {
 }
 
 /// The lines a search reports, gathered so that a strength level can pick among them.
-pub struct Lines {
+struct Lines {
     /// How many lines an iteration reports: those asked for, or fewer when there are fewer
     /// legal moves.
     expected: usize,
@@ -227,7 +239,7 @@ pub struct Lines {
 }
 
 impl Lines {
-    pub fn new(multipv: usize, board: &Board) -> Lines {
+    fn new(multipv: usize, board: &Board) -> Lines {
         Lines {
             expected: multipv.clamp(1, board.gen(false).len().max(1)),
             current: vec![],
@@ -236,7 +248,7 @@ impl Lines {
     }
 
     /// One reported line: line 1 starts a new iteration.
-    pub fn add(&mut self, line: &Info) {
+    fn add(&mut self, line: &Info) {
         if line.multipv <= 1 {
             self.current.clear();
         }
@@ -255,7 +267,7 @@ pub fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// Leaf nodes `depth` plies below `board`, or None if `stop` was set meanwhile. It looks at
 /// `stop` in every node more than three plies from the leaves: often enough to obey at once,
 /// seldom enough to cost nothing.
-pub fn perft_until(board: &Board, depth: u32, stop: &AtomicBool) -> Option<u64> {
+fn perft_until(board: &Board, depth: u32, stop: &AtomicBool) -> Option<u64> {
     if stop.load(Relaxed) {
         return None;
     }

@@ -119,11 +119,12 @@ impl View {
 }
 
 impl Terminal {
-    pub fn new() -> Terminal {
+    /// `events` is the input's channel: searches say there when they are done.
+    pub fn new(events: Sender<Event>) -> Terminal {
         let live = std::io::stdout().is_terminal();
         Terminal {
             game: Game::new(start_board()),
-            search: Searcher::new(None),
+            search: Searcher::new(Some(events)),
             human: 8,
             flip: false,
             limit: Limit::Millis(1000),
@@ -144,10 +145,8 @@ impl Terminal {
         prompt();
     }
 
-    /// Obeys `first`, then the input's lines, until `quit` or the end of input. `events` is
-    /// the input's channel: searches say there when they are done.
-    pub fn run(mut self, input: Receiver<Event>, events: Sender<Event>, first: &str) {
-        self.search.notify = Some(events);
+    /// Obeys `first`, then the input's lines, until `quit` or the end of input.
+    pub fn run(mut self, input: Receiver<Event>, first: &str) {
         if !self.command(first) {
             return;
         }
@@ -184,9 +183,9 @@ impl Terminal {
                     say!("That line is too long ({bytes} bytes); ignored.");
                 }
                 Ok(Event::Done(id)) => {
-                    if id == self.search.id && self.analysing {
+                    if self.search.is_current(id) && self.analysing {
                         self.analysis_done();
-                    } else if id == self.search.id {
+                    } else if self.search.is_current(id) {
                         self.engine_moved();
                     }
                 }
@@ -260,8 +259,7 @@ impl Terminal {
             "help" | "?" => say!("{HELP}\nNow: {}.", self.settings()),
             "new" => {
                 self.game = Game::new(start_board());
-                let mb = self.search.mb;
-                self.search.resize(mb); // a new game: an empty hash table, no history
+                self.search.new_game(); // an empty hash table, no history
                 self.next();
             }
             "undo" => self.undo(),

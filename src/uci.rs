@@ -126,8 +126,7 @@ impl Uci {
             "debug" | "register" => {}
             "setoption" => self.setoption(args),
             "ucinewgame" => {
-                let mb = self.search.mb;
-                self.search.resize(mb); // a new game starts with an empty hash table
+                self.search.new_game(); // a new game starts with an empty hash table
                 self.game = Game::new(start_board());
                 self.refused = None;
             }
@@ -159,10 +158,7 @@ impl Uci {
                     short(&value)
                 ),
             },
-            "clear hash" => {
-                let mb = self.search.mb;
-                self.search.resize(mb);
-            }
+            "clear hash" => self.search.new_game(), // (the history goes too)
             // one search thread: offered so that GUIs which always set it get no complaint
             "threads" => {
                 if number(1, 1).is_none() {

@@ -85,7 +85,7 @@ impl Xboard {
                 Ok(Event::TooLong(bytes)) => {
                     say!("Error (line too long): {bytes} bytes, at most {MAX_LINE}")
                 }
-                Ok(Event::Done(id)) if id == self.search.id => self.engine_moved(),
+                Ok(Event::Done(id)) if self.search.is_current(id) => self.engine_moved(),
                 Ok(Event::Done(_)) => {}
                 Ok(Event::Eof) | Err(_) => {
                     self.engine_moved(); // let a search end and play its move
@@ -104,8 +104,7 @@ impl Xboard {
             "protover" => say!("{}", features()),
             "new" => {
                 self.abort();
-                let mb = self.search.mb;
-                self.search.resize(mb); // a new game: an empty hash table, no history
+                self.search.new_game(); // an empty hash table, no history
                 self.game = Game::new(start_board());
                 (self.plays, self.depth, self.clock) = (Some(16), None, None); // rmax plays Black
                 self.reanalyse();

@@ -24,6 +24,7 @@
 mod teacher;
 
 use crate::input::{clean, short};
+use crate::output::Score;
 use crate::searcher::lock;
 use rmax::{Board, Engine, Limits, START};
 use std::fs::File;
@@ -32,7 +33,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering::Relaxed};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use teacher::{Score, Teacher};
+use teacher::Teacher;
 
 /// Random plies before the engine takes over.
 const RANDOM_PLIES: usize = 8;

@@ -6,9 +6,9 @@
 use crate::game::{colour, line_san, numbered, read_move, san, start_board, Game, Parsed};
 use crate::input::{int, parse_fen, short, split_word, Event};
 use crate::level::{Level, ELO_MAX, ELO_MIN};
-use crate::output::VERSION;
+use crate::output::{Score, VERSION};
 use crate::searcher::{lock, Searcher};
-use rmax::{Info, Limits, MATE};
+use rmax::{Info, Limits};
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -469,7 +469,7 @@ impl Terminal {
             say!(
                 "Hint: {} ({})",
                 numbered(&board, m),
-                score_text(info.score, board.side)
+                Score::white(info.score, board.side).pawns()
             );
         }
     }
@@ -543,7 +543,7 @@ impl Terminal {
             let text = format!(
                 "depth {}  {}  {:.1} s  {}",
                 info.depth,
-                score_text(info.score, board.side),
+                Score::white(info.score, board.side).pawns(),
                 info.ms as f64 / 1000.0,
                 line_san(&board, &info.pv)
             );
@@ -556,7 +556,7 @@ impl Terminal {
             } else {
                 say!("  {text}");
             }
-            if timed && info.score.abs() > MATE - 999 {
+            if timed && matches!(Score::of(info.score), Score::Mate(_)) {
                 mate_stop.store(true, Relaxed);
             }
         });
@@ -602,7 +602,7 @@ impl Terminal {
                 "{}) depth {}  {}  {:.1} s  {}",
                 info.multipv,
                 info.depth,
-                score_text(info.score, board.side),
+                Score::white(info.score, board.side).pawns(),
                 info.ms as f64 / 1000.0,
                 line_san(&board, &info.pv)
             );
@@ -650,7 +650,7 @@ impl Terminal {
                 "rmax plays {}   (depth {}, {}, {:.2} s)",
                 numbered(&board, m),
                 info.depth,
-                score_text(info.score, board.side),
+                Score::white(info.score, board.side).pawns(),
                 info.ms as f64 / 1000.0
             );
             self.game.push(m);
@@ -811,17 +811,4 @@ pub fn piece_letter(p: u8) -> char {
     b".........PNBRQK..pnbrqk"
         .get(p as usize)
         .map_or('?', |&c| c as char)
-}
-
-/// A score as board and analysis sites show it: from White's side, in pawns (`+0.35`), or
-/// `#3` / `#-2` when White / Black mates in so many moves. `score` is from `side`'s view.
-pub fn score_text(score: i32, side: u8) -> String {
-    let white = if side == 8 { score } else { -score };
-    let plies = MATE - white.abs();
-    if white.abs() > MATE - 999 {
-        let sign = if white < 0 { "-" } else { "" };
-        format!("#{sign}{}", (plies + 1) / 2)
-    } else {
-        format!("{:+.2}", f64::from(white) / 100.0)
-    }
 }

@@ -3,9 +3,9 @@
 use crate::game::{start_board, Game};
 use crate::input::{budget, int, parse_fen, short, Event, MAX_LINE, OVERHEAD_MS};
 use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
-use crate::output::{moves_text, VERSION};
+use crate::output::{moves_text, Score, VERSION};
 use crate::searcher::{lock, Searcher, HASH_MB, MAX_MULTIPV};
-use rmax::{Info, Limits, Move, MATE, START};
+use rmax::{Info, Limits, Move, START};
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -364,9 +364,9 @@ impl Uci {
                 if i.multipv <= 1 {
                     *lock(&shown) = i.pv.first().copied();
                 }
-                let found = mate.is_some_and(|n| {
-                    i.score > MATE - 999 && i64::from(MATE - i.score + 1) / 2 <= n
-                });
+                let found = mate.is_some_and(
+                    |n| matches!(Score::of(i.score), Score::Mate(m) if m > 0 && i64::from(m) <= n),
+                );
                 if found || since.elapsed().as_millis() as u64 >= soft_at.load(Relaxed) {
                     stop.store(true, Relaxed);
                 }
@@ -445,13 +445,7 @@ impl Uci {
 /// The UCI `info` line of a completed iteration; with `multi` (MultiPV above 1), it names
 /// its line (`multipv 2`).
 pub fn uci_info(i: &Info, multi: bool) -> String {
-    let score = if i.score > MATE - 999 {
-        format!("mate {}", (MATE - i.score + 1) / 2)
-    } else if i.score < 999 - MATE {
-        format!("mate {}", -(MATE + i.score) / 2)
-    } else {
-        format!("cp {}", i.score)
-    };
+    let score = Score::of(i.score).uci();
     let nps = i.nodes.saturating_mul(1000) / i.ms.max(1);
     let pv = if i.pv.is_empty() {
         String::new()

@@ -2,9 +2,9 @@
 
 use crate::game::{colour, read_move, start_board, End, Game, Parsed};
 use crate::input::{budget, int, parse_fen, short, split_word, Event, MAX_LINE, OVERHEAD_MS};
-use crate::output::{moves_text, VERSION};
+use crate::output::{moves_text, Score, VERSION};
 use crate::searcher::{lock, Searcher, MAX_MULTIPV};
-use rmax::{Info, Limits, MATE};
+use rmax::{Info, Limits};
 use std::io::Write;
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
@@ -351,7 +351,7 @@ fn thinking(i: &Info) -> String {
     format!(
         "{} {} {} {} {}",
         i.depth,
-        xboard_score(i.score),
+        Score::of(i.score).xboard(),
         i.ms / 10,
         i.nodes,
         moves_text(&i.pv)
@@ -382,15 +382,4 @@ pub fn parse_level(arg: &str) -> Option<(i64, i64, i64)> {
     let inc = inc.parse::<f64>().ok()?;
     let ok = base.is_finite() && inc.is_finite() && base >= 0.0 && inc >= 0.0;
     ok.then_some((mps, (base * 1000.0) as i64, (inc * 1000.0) as i64))
-}
-
-/// xboard's score convention: centipawns, or 100000 + n for a mate in n moves.
-pub fn xboard_score(s: i32) -> i32 {
-    if s > MATE - 999 {
-        100_000 + (MATE - s + 1) / 2
-    } else if s < 999 - MATE {
-        -100_000 - (MATE + s) / 2
-    } else {
-        s
-    }
 }

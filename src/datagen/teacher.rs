@@ -8,6 +8,7 @@
 //! hangs or dies, gives an error instead of a hang.
 
 use crate::input::clean;
+use crate::output::Score;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
@@ -21,15 +22,6 @@ const HANDSHAKE: Duration = Duration::from_secs(10);
 const SILENCE: Duration = Duration::from_secs(300);
 /// The teacher's hash table (MB): small, as one process runs per datagen thread.
 const HASH_MB: usize = 16;
-
-/// A UCI score, from the side to move's view.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Score {
-    /// Centipawns.
-    Cp(i32),
-    /// Mate in N moves (negative: the side to move is mated).
-    Mate(i32),
-}
 
 pub struct Teacher {
     /// The command, as the messages quote it.

@@ -2,11 +2,19 @@
 //! moves in SAN (read and written) and PGN.
 
 use crate::input::{parse_fen, short};
-use rmax::{square_name, Board, Move, START};
+use rmax::{square_name, Board, Move, LETTERS, START};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub fn start_board() -> Board {
     Board::from_fen(START).expect("START is a valid FEN")
+}
+
+/// The FEN letter of a piece code (as in lib.rs), '.' for an empty square.
+pub fn letter(piece: u8) -> char {
+    LETTERS
+        .as_bytes()
+        .get(piece as usize)
+        .map_or('?', |&c| c as char)
 }
 
 pub fn colour(side: u8) -> &'static str {
@@ -398,7 +406,7 @@ pub fn read_move(board: &Board, text: &str) -> Parsed {
 /// The SAN of legal move `m` in `board`, with `+` or `#`.
 pub fn san(board: &Board, m: Move) -> String {
     let p = board.b[m.from] & 7;
-    let letter = |p: u8| " PNBRQK".chars().nth(p as usize).unwrap_or('?');
+    let white = |kind: u8| letter(8 | kind); // SAN names pieces by their white letters
     let to = square_name(m.to);
     let mut s = if p == 6 && m.from.abs_diff(m.to) == 2 {
         (if m.to > m.from { "O-O" } else { "O-O-O" }).to_string()
@@ -412,7 +420,7 @@ pub fn san(board: &Board, m: Move) -> String {
         };
         if m.promo > 0 {
             s.push('=');
-            s.push(letter(m.promo));
+            s.push(white(m.promo));
         }
         s
     } else {
@@ -434,7 +442,7 @@ pub fn san(board: &Board, m: Move) -> String {
             &from
         };
         let x = if board.b[m.to] > 0 { "x" } else { "" };
-        format!("{}{which}{x}{to}", letter(p))
+        format!("{}{which}{x}{to}", white(p))
     };
     let after = board.after(m);
     if after.in_check() {

@@ -3,7 +3,7 @@
 //! rmax thinks on the search thread while input keeps arriving as events, so that Enter or
 //! `move` makes it move at once and `quit` leaves; other lines wait for its move.
 
-use crate::game::{colour, line_san, numbered, read_move, san, start_board, Game, Parsed};
+use crate::game::{colour, letter, line_san, numbered, read_move, san, start_board, Game, Parsed};
 use crate::input::{int, parse_fen, short, split_word, Event};
 use crate::level::{Level, ELO_MAX, ELO_MIN};
 use crate::output::{Score, VERSION};
@@ -760,7 +760,7 @@ impl Terminal {
 
     /// How a piece code (as in lib.rs) is shown: a chess symbol or its FEN letter.
     fn piece(&self, p: u8) -> char {
-        let letter = piece_letter(p);
+        let letter = letter(p);
         if !self.unicode {
             return letter;
         }
@@ -804,11 +804,4 @@ fn utf8_locale() -> bool {
             let value = value.to_ascii_lowercase();
             value.contains("utf-8") || value.contains("utf8")
         })
-}
-
-/// FEN letter of a piece code (as in lib.rs), '.' for an empty square.
-pub fn piece_letter(p: u8) -> char {
-    b".........PNBRQK..pnbrqk"
-        .get(p as usize)
-        .map_or('?', |&c| c as char)
 }

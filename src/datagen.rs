@@ -273,15 +273,17 @@ struct Run<'a> {
 
 /// `rmax datagen GAMES FILE [--nodes N] [--seed S] [--threads T] [--label-nodes N]
 /// [--label-depth D] [--teacher CMD] [--teacher-nodes N] [--teacher-depth D]`.
-pub fn run(args: &[&str]) {
-    let o = options(args).unwrap_or_else(|e| super::fail(&e));
+/// An error is a bad argument (a FILE that cannot be created too), for the command line to
+/// report; a failure of the run itself ends the process here (see `stop`).
+pub fn run(args: &[&str]) -> Result<(), String> {
+    let o = options(args)?;
     // the labellers first: a teacher that does not work stops the run before FILE is touched
     let labellers = start_labellers(&o).unwrap_or_else(|e| stop(&e));
     let file = match File::create(&o.file) {
         Ok(file) => file,
         Err(e) => {
             drop(labellers); // (ends the teachers)
-            super::fail(&format!("datagen: cannot create {}: {e}", o.file))
+            return Err(format!("datagen: cannot create {}: {e}", o.file));
         }
     };
     eprintln!(
@@ -341,6 +343,7 @@ pub fn run(args: &[&str]) {
     if let Err(e) = flushed {
         stop(&format!("cannot write {}: {e}", o.file));
     }
+    Ok(())
 }
 
 /// A failure of the run itself (not of its arguments): the message, then exit code 1.

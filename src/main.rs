@@ -59,7 +59,7 @@ fn main() {
                 short(depth)
             )),
         },
-        ["datagen", rest @ ..] => datagen::run(rest),
+        ["datagen", rest @ ..] => datagen::run(rest).unwrap_or_else(|e| fail(&e)),
         ["-h" | "--help"] => usage(0),
         ["-V" | "--version"] => say!("rmax {VERSION}"),
         _ => usage(2),

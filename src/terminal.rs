@@ -263,18 +263,7 @@ impl Terminal {
                 self.next();
             }
             "undo" => self.undo(),
-            "go" => match self.game.end() {
-                Some(end) => say!("{} Type new or undo to go on.", end.describe()),
-                None => {
-                    self.human = self.game.board().side ^ 24;
-                    say!(
-                        "rmax takes {}; you play {} now.",
-                        colour(self.human ^ 24),
-                        colour(self.human)
-                    );
-                    self.next();
-                }
-            },
+            "go" => self.swap_sides(),
             side @ ("white" | "black") => {
                 self.human = if side == "white" { 8 } else { 16 };
                 say!("You play {}.", colour(self.human));
@@ -284,21 +273,9 @@ impl Terminal {
                 self.flip = !self.flip;
                 self.show();
             }
-            "unicode" => match arg.to_ascii_lowercase().as_str() {
-                "on" | "off" => {
-                    self.unicode = arg.eq_ignore_ascii_case("on");
-                    self.show();
-                }
-                _ => say!("unicode on or unicode off: chess symbols for the pieces, or letters."),
-            },
+            "unicode" => self.set_unicode(arg),
             "time" => self.set_time(arg),
-            "depth" => match int(arg) {
-                Some(d @ 1..=64) => {
-                    self.limit = Limit::Depth(d as i32);
-                    say!("rmax searches {d} plies per move, however long it takes (Enter: move now).");
-                }
-                _ => say!("depth needs a number of plies from 1 to 64, e.g. depth 6"),
-            },
+            "depth" => self.set_depth(arg),
             "level" => self.set_level(arg),
             "analyse" | "analyze" => self.analyse(arg),
             "fen" if arg.is_empty() => say!("{}", self.game.board().fen()),
@@ -306,45 +283,88 @@ impl Terminal {
                 Ok(board) => self.set_game(Game::new(board)),
                 Err(e) => say!("Bad FEN: {e}"),
             },
-            "moves" => {
-                let board = self.game.board();
-                match self.game.end() {
-                    Some(end) => say!("No moves: the game is over. {}", end.describe()),
-                    None => {
-                        let moves: Vec<String> = board
-                            .gen(false)
-                            .into_iter()
-                            .map(|m| san(board, m))
-                            .collect();
-                        say!("{} legal moves: {}", moves.len(), moves.join(" "));
-                    }
-                }
-            }
+            "moves" => self.list_moves(),
             "board" => self.show(),
             "pgn" => say!("{}", self.pgn()),
-            "save" if arg.is_empty() => say!("save needs a file name, e.g. save game.pgn"),
-            "save" => match std::fs::write(arg, self.pgn() + "\n") {
-                Ok(()) => say!(
-                    "Saved the game ({} plies) to {}.",
-                    self.game.moves.len(),
-                    short(arg)
-                ),
-                Err(e) => say!("Cannot save to '{}': {e}", short(arg)),
-            },
-            "load" if arg.is_empty() => say!("load needs a file name, e.g. load game.pgn"),
+            "save" => self.save(arg),
             "load" => self.load(arg),
             "hint" => self.hint(),
-            "resign" => match self.game.end() {
-                Some(end) => say!("The game is over already: {}", end.describe()),
-                None => {
-                    self.game.resigned = Some(self.human);
-                    self.next();
-                }
-            },
+            "resign" => self.resign(),
             "quit" | "exit" => return false,
             _ => self.human_move(line),
         }
         true
+    }
+
+    /// `go`: rmax takes the side to move, the person the other.
+    fn swap_sides(&mut self) {
+        if let Some(end) = self.game.end() {
+            return say!("{} Type new or undo to go on.", end.describe());
+        }
+        self.human = self.game.board().side ^ 24;
+        say!(
+            "rmax takes {}; you play {} now.",
+            colour(self.human ^ 24),
+            colour(self.human)
+        );
+        self.next();
+    }
+
+    fn set_unicode(&mut self, arg: &str) {
+        match arg.to_ascii_lowercase().as_str() {
+            "on" | "off" => {
+                self.unicode = arg.eq_ignore_ascii_case("on");
+                self.show();
+            }
+            _ => say!("unicode on or unicode off: chess symbols for the pieces, or letters."),
+        }
+    }
+
+    fn set_depth(&mut self, arg: &str) {
+        match int(arg) {
+            Some(d @ 1..=64) => {
+                self.limit = Limit::Depth(d as i32);
+                say!("rmax searches {d} plies per move, however long it takes (Enter: move now).");
+            }
+            _ => say!("depth needs a number of plies from 1 to 64, e.g. depth 6"),
+        }
+    }
+
+    /// `moves`: the legal moves in SAN.
+    fn list_moves(&self) {
+        let board = self.game.board();
+        if let Some(end) = self.game.end() {
+            return say!("No moves: the game is over. {}", end.describe());
+        }
+        let moves: Vec<String> = board
+            .gen(false)
+            .into_iter()
+            .map(|m| san(board, m))
+            .collect();
+        say!("{} legal moves: {}", moves.len(), moves.join(" "));
+    }
+
+    /// `save FILE`: the game as PGN.
+    fn save(&self, path: &str) {
+        if path.is_empty() {
+            return say!("save needs a file name, e.g. save game.pgn");
+        }
+        match std::fs::write(path, self.pgn() + "\n") {
+            Ok(()) => say!(
+                "Saved the game ({} plies) to {}.",
+                self.game.moves.len(),
+                short(path)
+            ),
+            Err(e) => say!("Cannot save to '{}': {e}", short(path)),
+        }
+    }
+
+    fn resign(&mut self) {
+        if let Some(end) = self.game.end() {
+            return say!("The game is over already: {}", end.describe());
+        }
+        self.game.resigned = Some(self.human);
+        self.next();
     }
 
     fn set_time(&mut self, arg: &str) {
@@ -403,6 +423,9 @@ impl Terminal {
 
     /// `load FILE`: a position in FEN, or a game in PGN.
     fn load(&mut self, path: &str) {
+        if path.is_empty() {
+            return say!("load needs a file name, e.g. load game.pgn");
+        }
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(e) => return say!("Cannot read '{}': {e}", short(path)),

@@ -8,7 +8,7 @@ use crate::input::{int, parse_fen, short, split_word, Event};
 use crate::level::{Level, ELO_MAX, ELO_MIN};
 use crate::output::{Score, VERSION};
 use crate::searcher::{lock, Searcher};
-use rmax::{Info, Limits};
+use rmax::{Board, Info, Limits};
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -531,10 +531,7 @@ impl Terminal {
         if board.side != self.human && self.game.end().is_none() {
             return self.think();
         }
-        self.show();
-        if let Some(end) = self.game.end() {
-            say!("{} Type new or undo to go on.", end.describe());
-        }
+        self.show_and_end();
     }
 
     /// Starts rmax's search on the search thread; it reports every iteration on the thinking
@@ -563,13 +560,7 @@ impl Terminal {
             say!("{THINKING}.");
         }
         let report = Box::new(move |info: &Info| {
-            let text = format!(
-                "depth {}  {}  {:.1} s  {}",
-                info.depth,
-                Score::white(info.score, board.side).pawns(),
-                info.ms as f64 / 1000.0,
-                line_san(&board, &info.pv)
-            );
+            let text = search_line(&board, info);
             if live {
                 let text: String = format!("{THINKING} {text}")
                     .chars()
@@ -621,14 +612,7 @@ impl Terminal {
         *lock(&self.view) = View::default();
         let (view, live) = (self.view.clone(), self.live);
         let report = Box::new(move |info: &Info| {
-            let text = format!(
-                "{}) depth {}  {}  {:.1} s  {}",
-                info.multipv,
-                info.depth,
-                Score::white(info.score, board.side).pawns(),
-                info.ms as f64 / 1000.0,
-                line_san(&board, &info.pv)
-            );
+            let text = format!("{}) {}", info.multipv, search_line(&board, info));
             if live {
                 let mut view = lock(&view);
                 let i = info.multipv.max(1) - 1;
@@ -678,6 +662,11 @@ impl Terminal {
             );
             self.game.push(m);
         }
+        self.show_and_end();
+    }
+
+    /// The board, and the result if the game is over.
+    fn show_and_end(&self) {
         self.show();
         if let Some(end) = self.game.end() {
             say!("{} Type new or undo to go on.", end.describe());
@@ -815,6 +804,18 @@ fn print_now(text: &str) {
     let mut out = std::io::stdout().lock();
     let _ = write!(out, "{text}");
     let _ = out.flush();
+}
+
+/// A line of the search as the thinking line and the analysis show it: its depth, its score
+/// from White's side, the time so far and its moves in SAN.
+fn search_line(board: &Board, info: &Info) -> String {
+    format!(
+        "depth {}  {}  {:.1} s  {}",
+        info.depth,
+        Score::white(info.score, board.side).pawns(),
+        info.ms as f64 / 1000.0,
+        line_san(board, &info.pv)
+    )
 }
 
 /// Does the locale say the terminal shows UTF-8 (so chess symbols can be drawn)?

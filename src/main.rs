@@ -2,8 +2,10 @@
 //! for UCI GUIs and tournament managers, and for xboard (CECP v2).
 //!
 //! This file: the command line (perft, bench, datagen) and the choice of mode. Standard input
-//! and its parsing live in `input.rs`, the search thread in `searcher.rs`; the protocols in
-//! `uci.rs`, `xboard.rs` and `terminal.rs`; the game record, SAN and PGN in `game.rs`.
+//! and its parsing live in `input.rs`, the search thread in `searcher.rs`, what every mode
+//! prints alike (version, scores, lines of moves) in `output.rs`; the protocols in `uci.rs`,
+//! `xboard.rs` and `terminal.rs`; the game record, SAN and PGN in `game.rs`. README.md's
+//! Source files lists them all.
 
 use rmax::{Board, Engine, Limits, START};
 use std::io::{IsTerminal, Write};

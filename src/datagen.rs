@@ -23,7 +23,9 @@
 
 mod teacher;
 
-use crate::lock;
+use crate::input::{clean, short};
+use crate::output::Score;
+use crate::searcher::lock;
 use rmax::{Board, Engine, Limits, START};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -31,7 +33,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering::Relaxed};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use teacher::{Score, Teacher};
+use teacher::Teacher;
 
 /// Random plies before the engine takes over.
 const RANDOM_PLIES: usize = 8;
@@ -83,7 +85,7 @@ fn options(args: &[&str]) -> Result<Options, String> {
     };
     let number = |name: &str, s: &str| {
         s.parse::<u64>()
-            .map_err(|_| format!("datagen: {name} '{}' is not a number", super::short(s)))
+            .map_err(|_| format!("datagen: {name} '{}' is not a number", short(s)))
     };
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let mut o = Options {
@@ -106,12 +108,7 @@ fn options(args: &[&str]) -> Result<Options, String> {
             ["--teacher", command] => teacher = Some(command.to_string()),
             ["--teacher-nodes", n] => teachers[0] = Some(number("--teacher-nodes", n)?.max(1)),
             ["--teacher-depth", d] => teachers[1] = Some(number("--teacher-depth", d)?.max(1)),
-            _ => {
-                return Err(format!(
-                    "datagen: unknown option '{}'",
-                    super::short(pair[0])
-                ))
-            }
+            _ => return Err(format!("datagen: unknown option '{}'", short(pair[0]))),
         }
     }
     let [nodes, depth] = match (&teacher, own, teachers) {
@@ -243,7 +240,7 @@ fn describe(label: &Option<LabelSearch>) -> String {
         return "no labels".into();
     };
     let by = match &l.teacher {
-        Some(command) => format!("teacher '{}'", super::clean(command, 200)),
+        Some(command) => format!("teacher '{}'", clean(command, 200)),
         None => "rmax".into(),
     };
     let mut limits = vec![];
@@ -276,15 +273,17 @@ struct Run<'a> {
 
 /// `rmax datagen GAMES FILE [--nodes N] [--seed S] [--threads T] [--label-nodes N]
 /// [--label-depth D] [--teacher CMD] [--teacher-nodes N] [--teacher-depth D]`.
-pub fn run(args: &[&str]) {
-    let o = options(args).unwrap_or_else(|e| super::fail(&e));
+/// An error is a bad argument (a FILE that cannot be created too), for the command line to
+/// report; a failure of the run itself ends the process here (see `stop`).
+pub fn run(args: &[&str]) -> Result<(), String> {
+    let o = options(args)?;
     // the labellers first: a teacher that does not work stops the run before FILE is touched
     let labellers = start_labellers(&o).unwrap_or_else(|e| stop(&e));
     let file = match File::create(&o.file) {
         Ok(file) => file,
         Err(e) => {
             drop(labellers); // (ends the teachers)
-            super::fail(&format!("datagen: cannot create {}: {e}", o.file))
+            return Err(format!("datagen: cannot create {}: {e}", o.file));
         }
     };
     eprintln!(
@@ -344,6 +343,7 @@ pub fn run(args: &[&str]) {
     if let Err(e) = flushed {
         stop(&format!("cannot write {}: {e}", o.file));
     }
+    Ok(())
 }
 
 /// A failure of the run itself (not of its arguments): the message, then exit code 1.

@@ -1,11 +1,20 @@
 //! The game record shared by every interface: positions, repetitions, how a game ended, and
 //! moves in SAN (read and written) and PGN.
 
-use rmax::{square_name, Board, Move, START};
+use crate::input::{parse_fen, short};
+use rmax::{square_name, Board, Move, LETTERS, START};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub fn start_board() -> Board {
     Board::from_fen(START).expect("START is a valid FEN")
+}
+
+/// The FEN letter of a piece code (as in lib.rs), '.' for an empty square.
+pub fn letter(piece: u8) -> char {
+    LETTERS
+        .as_bytes()
+        .get(piece as usize)
+        .map_or('?', |&c| c as char)
 }
 
 pub fn colour(side: u8) -> &'static str {
@@ -46,19 +55,6 @@ impl End {
             End::Mate(_) | End::Resignation(_) => "0-1",
             _ => "1/2-1/2",
         }
-    }
-
-    /// The xboard result line, e.g. `1-0 {White mates}`.
-    pub fn result(self) -> String {
-        let why = match self {
-            End::Mate(winner) => format!("{} mates", colour(winner)),
-            End::Stalemate => "Stalemate".into(),
-            End::Repetition => "Draw by repetition".into(),
-            End::Fifty => "Draw by fifty-move rule".into(),
-            End::Material => "Draw by insufficient material".into(),
-            End::Resignation(loser) => format!("{} resigns", colour(loser)),
-        };
-        format!("{} {{{why}}}", self.score())
     }
 
     /// The announcement for people.
@@ -161,7 +157,7 @@ impl Game {
                     .unwrap_or(("", ""));
                 if name == "FEN" {
                     let fen = value.trim().trim_matches('"');
-                    start = crate::parse_fen(fen).map_err(|e| format!("bad FEN tag: {e}"))?;
+                    start = parse_fen(fen).map_err(|e| format!("bad FEN tag: {e}"))?;
                 }
             } else if !line.starts_with('%') {
                 movetext += line;
@@ -206,7 +202,7 @@ impl Game {
                     return Err(format!(
                         "move {}{at} '{}' is not legal there",
                         board.full,
-                        crate::short(word)
+                        short(word)
                     ));
                 }
             }
@@ -410,7 +406,7 @@ pub fn read_move(board: &Board, text: &str) -> Parsed {
 /// The SAN of legal move `m` in `board`, with `+` or `#`.
 pub fn san(board: &Board, m: Move) -> String {
     let p = board.b[m.from] & 7;
-    let letter = |p: u8| " PNBRQK".chars().nth(p as usize).unwrap_or('?');
+    let white = |kind: u8| letter(8 | kind); // SAN names pieces by their white letters
     let to = square_name(m.to);
     let mut s = if p == 6 && m.from.abs_diff(m.to) == 2 {
         (if m.to > m.from { "O-O" } else { "O-O-O" }).to_string()
@@ -424,7 +420,7 @@ pub fn san(board: &Board, m: Move) -> String {
         };
         if m.promo > 0 {
             s.push('=');
-            s.push(letter(m.promo));
+            s.push(white(m.promo));
         }
         s
     } else {
@@ -446,7 +442,7 @@ pub fn san(board: &Board, m: Move) -> String {
             &from
         };
         let x = if board.b[m.to] > 0 { "x" } else { "" };
-        format!("{}{which}{x}{to}", letter(p))
+        format!("{}{which}{x}{to}", white(p))
     };
     let after = board.after(m);
     if after.in_check() {

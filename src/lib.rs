@@ -31,7 +31,7 @@ pub const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 
 // clocks; a Zobrist key and the evaluation's packed score and phase kept up to date by `set`.
 
 /// FEN letter of each piece code (white 9..14, black 17..22); '.' for an empty square.
-const LETTERS: &str = ".........PNBRQK..pnbrqk";
+pub const LETTERS: &str = ".........PNBRQK..pnbrqk";
 
 /// Zobrist key of item `i`: piece * 128 + square for pieces; castling rights (0..16), e.p.
 /// square and side to move (16) use piece 0. A multiply-xorshift hash stands in for a random table.

@@ -1,28 +1,16 @@
 //! rmax's text interface over the engine in lib.rs: one binary for a person at a terminal,
 //! for UCI GUIs and tournament managers, and for xboard (CECP v2).
 //!
-//! This file: the command line (perft, bench), input and the search thread, and small shared
-//! helpers. The protocols live in `uci.rs`, `xboard.rs` and `terminal.rs`; the game record,
-//! SAN and PGN in `game.rs`.
-//!
-//! Standard input is read on a thread of its own and arrives as events, and searches run on
-//! another thread, so `isready`, `stop`, `?` and `quit` are obeyed while the engine thinks.
+//! This file: the command line (perft, bench, datagen) and the choice of mode. Standard input
+//! and its parsing live in `input.rs`, the search thread in `searcher.rs`, what every mode
+//! prints alike (version, scores, lines of moves) in `output.rs`; the protocols in `uci.rs`,
+//! `xboard.rs` and `terminal.rs`; the game record, SAN and PGN in `game.rs`. README.md's
+//! Source files lists them all.
 
-use rmax::{Board, Engine, Info, Limits, Move, START};
-use std::io::{BufRead, IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::{Arc, Mutex};
-use std::thread::{self, JoinHandle};
+use rmax::{Board, Engine, Limits, START};
+use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// Hash table size (MB) until a GUI asks for another.
-const HASH_MB: usize = 16;
-/// Milliseconds kept in hand per move for the GUI's and the operating system's delays.
-const OVERHEAD_MS: i64 = 10;
-/// The most lines (MultiPV) UCI and xboard offer: more than any position has legal moves.
-const MAX_MULTIPV: usize = 256;
 /// `rmax bench` searches this deep unless told otherwise.
 const BENCH_DEPTH: i32 = 7;
 
@@ -36,13 +24,17 @@ macro_rules! say {
 
 mod datagen;
 mod game;
+mod input;
 mod level;
+mod output;
+mod searcher;
 mod terminal;
 mod uci;
 mod xboard;
 
-use game::Game;
-use level::Level;
+use input::{parse_fen, read_input, short, Event, MAX_LINE};
+use output::VERSION;
+use searcher::HASH_MB;
 use terminal::{prompt, Terminal};
 use uci::Uci;
 use xboard::Xboard;
@@ -69,7 +61,7 @@ fn main() {
                 short(depth)
             )),
         },
-        ["datagen", rest @ ..] => datagen::run(rest),
+        ["datagen", rest @ ..] => datagen::run(rest).unwrap_or_else(|e| fail(&e)),
         ["-h" | "--help"] => usage(0),
         ["-V" | "--version"] => say!("rmax {VERSION}"),
         _ => usage(2),
@@ -217,7 +209,7 @@ fn bench(depth: i32) {
 fn interactive() {
     let (events, input) = read_input();
     let tty = std::io::stdin().is_terminal();
-    let term = Terminal::new();
+    let term = Terminal::new(events.clone());
     if tty {
         term.greet(); // a person at a keyboard sees the board at once
     }
@@ -244,472 +236,8 @@ fn interactive() {
                 if !tty {
                     term.greet();
                 }
-                return term.run(input, events, &line);
+                return term.run(input, &line);
             }
         }
     }
-}
-
-// ---------------------------------------------------------------------------------------
-// Input and the search thread
-// ---------------------------------------------------------------------------------------
-
-/// What the main thread waits for: a line of input, a line too long to keep (its length in
-/// bytes), the end of input, or the end of search number n.
-enum Event {
-    Line(String),
-    TooLong(usize),
-    Eof,
-    Done(u64),
-}
-
-/// The longest line kept (bytes). A `position startpos moves ...` of several thousand plies
-/// takes tens of kilobytes; a line beyond this is garbage, and storing it all could cost
-/// gigabytes.
-const MAX_LINE: usize = 1 << 20;
-
-/// Starts the input thread, which turns every line of standard input into an Event::Line.
-/// It reads bytes, not text, so that binary garbage is only garbage and not an I/O error.
-fn read_input() -> (Sender<Event>, Receiver<Event>) {
-    let (events, input) = channel();
-    let lines = events.clone();
-    thread::spawn(move || {
-        let mut stdin = std::io::stdin().lock();
-        while let Some(event) = next_line(&mut stdin, MAX_LINE) {
-            if lines.send(event).is_err() {
-                return;
-            }
-        }
-        let _ = lines.send(Event::Eof);
-    });
-    (events, input)
-}
-
-/// The next line of `input` as an Event::Line, or Event::TooLong when it is longer than `max`
-/// bytes: then the rest of it is read and thrown away, never stored. None at end of input.
-fn next_line(input: &mut impl BufRead, max: usize) -> Option<Event> {
-    let (mut line, mut length, mut read_any) = (Vec::new(), 0usize, false);
-    // (a read error ends the input like its end does)
-    while let Ok(chunk @ [_, ..]) = input.fill_buf() {
-        read_any = true;
-        let (part, ends) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (&chunk[..i], true),
-            None => (chunk, false),
-        };
-        length = length.saturating_add(part.len());
-        if length <= max {
-            line.extend_from_slice(part);
-        } else {
-            line = Vec::new(); // frees what was kept of it
-        }
-        let used = part.len() + ends as usize;
-        input.consume(used);
-        if ends {
-            break;
-        }
-    }
-    if !read_any {
-        return None;
-    }
-    Some(if length > max {
-        Event::TooLong(length)
-    } else {
-        Event::Line(String::from_utf8_lossy(&line).trim().to_string())
-    })
-}
-
-/// What the search thread does with its result before it hands the engine back: the move,
-/// its info, and whether a strength level picked it (then the info is that of the line picked,
-/// from a completed iteration, and it need not be the best line).
-type Done = Box<dyn FnOnce(Option<Move>, &Info, bool) + Send>;
-
-/// The engine: idle at home, or away on a search thread that hands it back when joined.
-struct Searcher {
-    home: Option<Engine>,
-    away: Option<JoinHandle<(Engine, Option<Move>, Info)>>,
-    /// The running search's stop flag. Each search gets a new one, so that a late `stop` or a
-    /// timer left over from an earlier search can never stop the next one.
-    stop: Arc<AtomicBool>,
-    /// Hash table size in MB.
-    mb: usize,
-    /// Numbers the searches; with `notify`, a search sends Event::Done(id) when it is done.
-    id: u64,
-    notify: Option<Sender<Event>>,
-}
-
-impl Searcher {
-    fn new(notify: Option<Sender<Event>>) -> Searcher {
-        let home = Some(Engine::new(HASH_MB));
-        Searcher {
-            home,
-            away: None,
-            stop: Arc::default(),
-            mb: HASH_MB,
-            id: 0,
-            notify,
-        }
-    }
-
-    /// Searches `game`'s position on a new thread, which calls `report` after every iteration
-    /// for each of the `lim.multipv` best lines, and `done` at the end. `stop` is the new
-    /// search's stop flag.
-    ///
-    /// Whatever stops it (a node limit of 0 or 1, a tiny time limit, an early `stop`), the
-    /// search completes depth 1, so that the move played is a searched one and comes with an
-    /// `info` line: when no iteration was completed, a depth-1 search without limits (a few
-    /// hundred nodes a line) follows.
-    ///
-    /// With a strength `level`, the search is capped at the level's nodes (the other limits
-    /// still hold) and searches the level's number of lines; `report` still sees only the
-    /// lines asked for. The move is then picked among the lines of the last iteration that
-    /// completed them all (see level.rs).
-    fn start(
-        &mut self,
-        game: &Game,
-        lim: Limits,
-        level: Option<Level>,
-        stop: Arc<AtomicBool>,
-        mut report: Box<dyn FnMut(&Info) + Send>,
-        done: Done,
-    ) {
-        let (board, keys) = (*game.board(), game.keys());
-        let asked = lim.multipv.max(1);
-        let lim = match level {
-            Some(level) => Limits {
-                nodes: lim.nodes.min(level.nodes),
-                multipv: asked.max(level.lines),
-                ..lim
-            },
-            None => lim,
-        };
-        // (only a level picks among the lines)
-        let lines = level.map(|_| Arc::new(Mutex::new(Lines::new(lim.multipv, &board))));
-        self.spawn(stop.clone(), move |engine| {
-            let collect = lines.clone();
-            let report: Box<dyn FnMut(&Info) + Send> = Box::new(move |i: &Info| {
-                if let Some(lines) = &collect {
-                    lock(lines).add(i);
-                }
-                if i.multipv <= asked {
-                    report(i);
-                }
-            });
-            (engine.stop, engine.report) = (stop, Some(report));
-            let (mut best, mut info) = engine.think(&board, &keys, lim);
-            if info.depth == 0 && best.is_some() {
-                engine.stop = Arc::default();
-                let depth_1 = Limits {
-                    depth: 1,
-                    multipv: lim.multipv,
-                    ..Limits::default()
-                };
-                let nodes = info.nodes;
-                (best, info) = engine.think(&board, &keys, depth_1);
-                info.nodes += nodes;
-            }
-            engine.report = None; // (it holds `lines`)
-            let mut picked = false;
-            if let (Some(level), Some(lines)) = (level, lines) {
-                let complete = &lock(&lines).complete;
-                let i = level.pick(complete, level::random());
-                // line 0 is the search's own choice, which may be newer (an unfinished
-                // iteration's): then the search's move is played
-                if i > 0 {
-                    let line = &complete[i];
-                    best = line.pv.first().copied();
-                    let (nodes, seldepth, ms) = (info.nodes, info.seldepth, info.ms);
-                    info = Info {
-                        nodes,
-                        seldepth,
-                        ms,
-                        ..line.clone()
-                    };
-                    picked = true;
-                }
-            }
-            done(best, &info, picked);
-            (best, info)
-        });
-    }
-
-    /// Runs `job` with the engine on a new thread (any running job is stopped first); `stop`
-    /// is the flag that `stop()` sets from now on.
-    fn spawn(
-        &mut self,
-        stop: Arc<AtomicBool>,
-        job: impl FnOnce(&mut Engine) -> (Option<Move>, Info) + Send + 'static,
-    ) {
-        self.finish();
-        let mb = self.mb;
-        let mut engine = self.home.take().unwrap_or_else(|| Engine::new(mb));
-        self.stop = stop;
-        self.id += 1;
-        let (id, notify) = (self.id, self.notify.clone());
-        self.away = Some(thread::spawn(move || {
-            let (best, info) = job(&mut engine);
-            if let Some(events) = notify {
-                let _ = events.send(Event::Done(id));
-            }
-            (engine, best, info)
-        }));
-    }
-
-    /// Counts the leaf nodes `depth` plies below `board` on the search thread, printing the
-    /// count below each move and then the total; `stop` ends it early (the counts so far
-    /// stay printed, no total: a part is not the total).
-    fn perft(&mut self, board: Board, depth: u32) {
-        let stop = Arc::new(AtomicBool::new(false));
-        self.spawn(stop.clone(), move |_| {
-            let moves = board.gen(false);
-            let mut total = 0;
-            for (done, &m) in moves.iter().enumerate() {
-                let Some(n) = perft_until(&board.after(m), depth.saturating_sub(1), &stop) else {
-                    say!(
-                        "info string perft stopped after {done} of {} moves: {total} nodes",
-                        moves.len()
-                    );
-                    return (None, Info::default());
-                };
-                say!("{m}: {n}");
-                total += n;
-            }
-            let total = if depth == 0 { 1 } else { total };
-            say!("\nNodes searched: {total}");
-            (None, Info::default())
-        });
-    }
-
-    /// Replaces the hash table with one of `mb` MB. The old table is freed first, so that
-    /// the two never live at the same time (1024 MB more would otherwise be needed at once).
-    fn resize(&mut self, mb: usize) {
-        self.mb = mb;
-        let engine = self.engine();
-        engine.resize(0);
-        engine.resize(mb);
-    }
-
-    fn busy(&self) -> bool {
-        self.away.is_some()
-    }
-
-    fn stop(&self) {
-        self.stop.store(true, Relaxed);
-    }
-
-    /// Waits for the running search, if any, to end by itself: its move and last info.
-    fn join(&mut self) -> Option<(Option<Move>, Info)> {
-        let (engine, best, info) = self.away.take()?.join().ok()?;
-        self.home = Some(engine);
-        Some((best, info))
-    }
-
-    /// Stops the running search, if any, and waits for it.
-    fn finish(&mut self) -> Option<(Option<Move>, Info)> {
-        self.stop();
-        self.join()
-    }
-
-    /// The idle engine (a running search is stopped first).
-    fn engine(&mut self) -> &mut Engine {
-        self.finish();
-        let mb = self.mb;
-        self.home.get_or_insert_with(|| Engine::new(mb))
-    }
-}
-
-/// The lines a search reports, gathered so that a strength level can pick among them.
-struct Lines {
-    /// How many lines an iteration reports: those asked for, or fewer when there are fewer
-    /// legal moves.
-    expected: usize,
-    /// The lines of the iteration under way so far.
-    current: Vec<Info>,
-    /// The lines of the last iteration that reported them all, best first.
-    complete: Vec<Info>,
-}
-
-impl Lines {
-    fn new(multipv: usize, board: &Board) -> Lines {
-        Lines {
-            expected: multipv.clamp(1, board.gen(false).len().max(1)),
-            current: vec![],
-            complete: vec![],
-        }
-    }
-
-    /// One reported line: line 1 starts a new iteration.
-    fn add(&mut self, line: &Info) {
-        if line.multipv <= 1 {
-            self.current.clear();
-        }
-        self.current.push(line.clone());
-        if self.current.len() == self.expected {
-            self.complete = self.current.clone();
-        }
-    }
-}
-
-/// A mutex's contents, also after a thread panicked holding it (the data are plain values).
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Leaf nodes `depth` plies below `board`, or None if `stop` was set meanwhile. It looks at
-/// `stop` in every node more than three plies from the leaves: often enough to obey at once,
-/// seldom enough to cost nothing.
-fn perft_until(board: &Board, depth: u32, stop: &AtomicBool) -> Option<u64> {
-    if stop.load(Relaxed) {
-        return None;
-    }
-    if depth <= 3 {
-        return Some(board.perft(depth));
-    }
-    board
-        .gen(false)
-        .into_iter()
-        .map(|m| perft_until(&board.after(m), depth - 1, stop))
-        .sum()
-}
-
-// ---------------------------------------------------------------------------------------
-// FEN: every position from outside comes through here
-// ---------------------------------------------------------------------------------------
-
-/// Parses a FEN from the user or a GUI: Board::from_fen, plus what it lets through or words
-/// badly for input from outside.
-/// - Shredder/X-FEN castling letters that name the corner rooks (`HAha`, `Hq`) are taken as
-///   KQkq (Chess960 itself is not supported: other files are refused).
-/// - Material that cannot arise in a game is refused (at most 16 men and 8 pawns a side,
-///   promoted pieces only as many as missing pawns): the engine packs scores in 16 bits,
-///   and 31 queens overflow them.
-/// - A move number too big for the engine is "out of range", not "not a number".
-/// - Control characters quoted from the input are escaped, long quotes shortened.
-fn parse_fen(fen: &str) -> Result<Board, String> {
-    let mut fields: Vec<String> = fen.split_whitespace().map(str::to_string).collect();
-    if let Some(castling) = fields.get_mut(2) {
-        *castling = standard_castling(castling)?;
-    }
-    for (i, what) in [(4, "half-move clock"), (5, "full-move number")] {
-        if let Some(n) = fields.get(i) {
-            if n.bytes().all(|b| b.is_ascii_digit()) && n.parse::<u32>().is_err() {
-                return Err(format!("{what} '{}' is out of range", short(n)));
-            }
-        }
-    }
-    let board = Board::from_fen(&fields.join(" ")).map_err(|e| clean(&e, 120))?;
-    check_material(&board)?;
-    Ok(board)
-}
-
-/// The castling field with the X-FEN letters of the corner rooks (H and A, h and a) turned
-/// into KQkq.
-fn standard_castling(field: &str) -> Result<String, String> {
-    field
-        .chars()
-        .map(|c| match c {
-            'H' => Ok('K'),
-            'A' => Ok('Q'),
-            'h' => Ok('k'),
-            'a' => Ok('q'),
-            'B'..='G' | 'b'..='g' => Err(format!(
-                "castling with the rook on the {} file is Chess960, which rmax does not play",
-                c.to_ascii_lowercase()
-            )),
-            c => Ok(c),
-        })
-        .collect()
-}
-
-/// Refuses material no game can reach (see parse_fen).
-fn check_material(board: &Board) -> Result<(), String> {
-    for (colour, side) in [("white", 8u8), ("black", 16)] {
-        let count = |kind: u8| board.b.iter().filter(|&&p| p == side | kind).count();
-        let men = board.b.iter().filter(|&&p| p & side > 0).count();
-        let (pawns, kings) = (count(1), count(6));
-        if kings != 1 {
-            return Err(format!("{colour} needs exactly one king, not {kings}"));
-        }
-        if men > 16 {
-            return Err(format!(
-                "{colour} has {men} pieces and pawns; at most 16 can be"
-            ));
-        }
-        if pawns > 8 {
-            return Err(format!("{colour} has {pawns} pawns; at most 8 can be"));
-        }
-        // pieces beyond the original 2 knights, 2 bishops, 2 rooks and 1 queen are promoted
-        let promoted: usize = [(2, 2), (3, 2), (4, 2), (5, 1)]
-            .iter()
-            .map(|&(kind, original)| count(kind).saturating_sub(original))
-            .sum();
-        if promoted > 8 - pawns {
-            return Err(format!(
-                "{colour} has {promoted} promoted pieces but only {} missing pawns",
-                8 - pawns
-            ));
-        }
-    }
-    Ok(())
-}
-
-// ---------------------------------------------------------------------------------------
-// Shared helpers: time management, small parsers
-// ---------------------------------------------------------------------------------------
-
-/// Soft and hard time limits (ms) for a move, with `t` ms on our clock, an increment `inc`,
-/// `moves_to_go` moves to the next time control (None: the rest of the game) and `overhead`
-/// ms kept in hand. The soft limit spreads the clock over the moves to come (30 when unknown)
-/// and is at most half of it; the hard limit allows three times that for a hard move but
-/// never more than three quarters of the clock, so even 1 ms on the clock is enough.
-fn budget(t: i64, inc: i64, moves_to_go: Option<i64>, overhead: i64) -> (u64, u64) {
-    let avail = (i128::from(t) - i128::from(overhead)).max(1);
-    let to_go = i128::from(moves_to_go.unwrap_or(30).clamp(1, 50));
-    let inc = i128::from(inc.max(0));
-    let soft = (avail / to_go + inc * 3 / 4).min(avail / 2).max(1);
-    let hard = (soft * 3).min(avail * 3 / 4).max(1);
-    let ms = |x: i128| u64::try_from(x).unwrap_or(u64::MAX);
-    (ms(soft), ms(hard))
-}
-
-/// An integer argument; beyond i64 it saturates, so that a huge number still means huge.
-fn int(s: &str) -> Option<i64> {
-    let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    Some(s.parse().unwrap_or(if s.starts_with('-') {
-        i64::MIN
-    } else {
-        i64::MAX
-    }))
-}
-
-/// The first word of a line and the rest.
-fn split_word(line: &str) -> (&str, &str) {
-    let line = line.trim();
-    line.split_once(char::is_whitespace)
-        .map_or((line, ""), |(a, b)| (a, b.trim()))
-}
-
-/// Input quoted in a message: at most 40 characters, control characters escaped.
-fn short(s: &str) -> String {
-    clean(s, 40)
-}
-
-/// Text from outside made safe to print: at most `max` characters (then "..."), control
-/// characters escaped (`\x1b`, `\x00`, `\u{85}`) so that they can neither garble a terminal
-/// nor split or end a protocol line.
-fn clean(s: &str, max: usize) -> String {
-    let mut t = String::new();
-    for c in s.chars().take(max) {
-        match c as u32 {
-            _ if !c.is_control() => t.push(c),
-            n @ 0..=0x7f => t += &format!("\\x{n:02x}"),
-            n => t += &format!("\\u{{{n:x}}}"),
-        }
-    }
-    if s.chars().nth(max).is_some() {
-        t += "...";
-    }
-    t
 }

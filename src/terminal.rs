@@ -3,10 +3,12 @@
 //! rmax thinks on the search thread while input keeps arriving as events, so that Enter or
 //! `move` makes it move at once and `quit` leaves; other lines wait for its move.
 
-use crate::game::{colour, line_san, numbered, read_move, san, start_board, Game, Parsed};
+use crate::game::{colour, letter, line_san, numbered, read_move, san, start_board, Game, Parsed};
+use crate::input::{int, parse_fen, short, split_word, Event};
 use crate::level::{Level, ELO_MAX, ELO_MIN};
-use crate::{int, lock, short, split_word, Event, Searcher, VERSION};
-use rmax::{Info, Limits, MATE};
+use crate::output::{Score, VERSION};
+use crate::searcher::{lock, Searcher};
+use rmax::{Board, Info, Limits};
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -117,11 +119,12 @@ impl View {
 }
 
 impl Terminal {
-    pub fn new() -> Terminal {
+    /// `events` is the input's channel: searches say there when they are done.
+    pub fn new(events: Sender<Event>) -> Terminal {
         let live = std::io::stdout().is_terminal();
         Terminal {
             game: Game::new(start_board()),
-            search: Searcher::new(None),
+            search: Searcher::new(Some(events)),
             human: 8,
             flip: false,
             limit: Limit::Millis(1000),
@@ -142,10 +145,8 @@ impl Terminal {
         prompt();
     }
 
-    /// Obeys `first`, then the input's lines, until `quit` or the end of input. `events` is
-    /// the input's channel: searches say there when they are done.
-    pub fn run(mut self, input: Receiver<Event>, events: Sender<Event>, first: &str) {
-        self.search.notify = Some(events);
+    /// Obeys `first`, then the input's lines, until `quit` or the end of input.
+    pub fn run(mut self, input: Receiver<Event>, first: &str) {
         if !self.command(first) {
             return;
         }
@@ -182,9 +183,9 @@ impl Terminal {
                     say!("That line is too long ({bytes} bytes); ignored.");
                 }
                 Ok(Event::Done(id)) => {
-                    if id == self.search.id && self.analysing {
+                    if self.search.is_current(id) && self.analysing {
                         self.analysis_done();
-                    } else if id == self.search.id {
+                    } else if self.search.is_current(id) {
                         self.engine_moved();
                     }
                 }
@@ -258,23 +259,11 @@ impl Terminal {
             "help" | "?" => say!("{HELP}\nNow: {}.", self.settings()),
             "new" => {
                 self.game = Game::new(start_board());
-                let mb = self.search.mb;
-                self.search.resize(mb); // a new game: an empty hash table, no history
+                self.search.new_game(); // an empty hash table, no history
                 self.next();
             }
             "undo" => self.undo(),
-            "go" => match self.game.end() {
-                Some(end) => say!("{} Type new or undo to go on.", end.describe()),
-                None => {
-                    self.human = self.game.board().side ^ 24;
-                    say!(
-                        "rmax takes {}; you play {} now.",
-                        colour(self.human ^ 24),
-                        colour(self.human)
-                    );
-                    self.next();
-                }
-            },
+            "go" => self.swap_sides(),
             side @ ("white" | "black") => {
                 self.human = if side == "white" { 8 } else { 16 };
                 say!("You play {}.", colour(self.human));
@@ -284,67 +273,98 @@ impl Terminal {
                 self.flip = !self.flip;
                 self.show();
             }
-            "unicode" => match arg.to_ascii_lowercase().as_str() {
-                "on" | "off" => {
-                    self.unicode = arg.eq_ignore_ascii_case("on");
-                    self.show();
-                }
-                _ => say!("unicode on or unicode off: chess symbols for the pieces, or letters."),
-            },
+            "unicode" => self.set_unicode(arg),
             "time" => self.set_time(arg),
-            "depth" => match int(arg) {
-                Some(d @ 1..=64) => {
-                    self.limit = Limit::Depth(d as i32);
-                    say!("rmax searches {d} plies per move, however long it takes (Enter: move now).");
-                }
-                _ => say!("depth needs a number of plies from 1 to 64, e.g. depth 6"),
-            },
+            "depth" => self.set_depth(arg),
             "level" => self.set_level(arg),
             "analyse" | "analyze" => self.analyse(arg),
             "fen" if arg.is_empty() => say!("{}", self.game.board().fen()),
-            "fen" | "setboard" => match crate::parse_fen(arg) {
+            "fen" | "setboard" => match parse_fen(arg) {
                 Ok(board) => self.set_game(Game::new(board)),
                 Err(e) => say!("Bad FEN: {e}"),
             },
-            "moves" => {
-                let board = self.game.board();
-                match self.game.end() {
-                    Some(end) => say!("No moves: the game is over. {}", end.describe()),
-                    None => {
-                        let moves: Vec<String> = board
-                            .gen(false)
-                            .into_iter()
-                            .map(|m| san(board, m))
-                            .collect();
-                        say!("{} legal moves: {}", moves.len(), moves.join(" "));
-                    }
-                }
-            }
+            "moves" => self.list_moves(),
             "board" => self.show(),
             "pgn" => say!("{}", self.pgn()),
-            "save" if arg.is_empty() => say!("save needs a file name, e.g. save game.pgn"),
-            "save" => match std::fs::write(arg, self.pgn() + "\n") {
-                Ok(()) => say!(
-                    "Saved the game ({} plies) to {}.",
-                    self.game.moves.len(),
-                    short(arg)
-                ),
-                Err(e) => say!("Cannot save to '{}': {e}", short(arg)),
-            },
-            "load" if arg.is_empty() => say!("load needs a file name, e.g. load game.pgn"),
+            "save" => self.save(arg),
             "load" => self.load(arg),
             "hint" => self.hint(),
-            "resign" => match self.game.end() {
-                Some(end) => say!("The game is over already: {}", end.describe()),
-                None => {
-                    self.game.resigned = Some(self.human);
-                    self.next();
-                }
-            },
+            "resign" => self.resign(),
             "quit" | "exit" => return false,
             _ => self.human_move(line),
         }
         true
+    }
+
+    /// `go`: rmax takes the side to move, the person the other.
+    fn swap_sides(&mut self) {
+        if let Some(end) = self.game.end() {
+            return say!("{} Type new or undo to go on.", end.describe());
+        }
+        self.human = self.game.board().side ^ 24;
+        say!(
+            "rmax takes {}; you play {} now.",
+            colour(self.human ^ 24),
+            colour(self.human)
+        );
+        self.next();
+    }
+
+    fn set_unicode(&mut self, arg: &str) {
+        match arg.to_ascii_lowercase().as_str() {
+            "on" | "off" => {
+                self.unicode = arg.eq_ignore_ascii_case("on");
+                self.show();
+            }
+            _ => say!("unicode on or unicode off: chess symbols for the pieces, or letters."),
+        }
+    }
+
+    fn set_depth(&mut self, arg: &str) {
+        match int(arg) {
+            Some(d @ 1..=64) => {
+                self.limit = Limit::Depth(d as i32);
+                say!("rmax searches {d} plies per move, however long it takes (Enter: move now).");
+            }
+            _ => say!("depth needs a number of plies from 1 to 64, e.g. depth 6"),
+        }
+    }
+
+    /// `moves`: the legal moves in SAN.
+    fn list_moves(&self) {
+        let board = self.game.board();
+        if let Some(end) = self.game.end() {
+            return say!("No moves: the game is over. {}", end.describe());
+        }
+        let moves: Vec<String> = board
+            .gen(false)
+            .into_iter()
+            .map(|m| san(board, m))
+            .collect();
+        say!("{} legal moves: {}", moves.len(), moves.join(" "));
+    }
+
+    /// `save FILE`: the game as PGN.
+    fn save(&self, path: &str) {
+        if path.is_empty() {
+            return say!("save needs a file name, e.g. save game.pgn");
+        }
+        match std::fs::write(path, self.pgn() + "\n") {
+            Ok(()) => say!(
+                "Saved the game ({} plies) to {}.",
+                self.game.moves.len(),
+                short(path)
+            ),
+            Err(e) => say!("Cannot save to '{}': {e}", short(path)),
+        }
+    }
+
+    fn resign(&mut self) {
+        if let Some(end) = self.game.end() {
+            return say!("The game is over already: {}", end.describe());
+        }
+        self.game.resigned = Some(self.human);
+        self.next();
     }
 
     fn set_time(&mut self, arg: &str) {
@@ -403,11 +423,14 @@ impl Terminal {
 
     /// `load FILE`: a position in FEN, or a game in PGN.
     fn load(&mut self, path: &str) {
+        if path.is_empty() {
+            return say!("load needs a file name, e.g. load game.pgn");
+        }
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(e) => return say!("Cannot read '{}': {e}", short(path)),
         };
-        let game = match crate::parse_fen(text.trim()) {
+        let game = match parse_fen(text.trim()) {
             Ok(board) if text.trim().lines().count() == 1 => Ok(Game::new(board)),
             _ => Game::from_pgn(&text),
         };
@@ -469,7 +492,7 @@ impl Terminal {
             say!(
                 "Hint: {} ({})",
                 numbered(&board, m),
-                score_text(info.score, board.side)
+                Score::white(info.score, board.side).pawns()
             );
         }
     }
@@ -508,10 +531,7 @@ impl Terminal {
         if board.side != self.human && self.game.end().is_none() {
             return self.think();
         }
-        self.show();
-        if let Some(end) = self.game.end() {
-            say!("{} Type new or undo to go on.", end.describe());
-        }
+        self.show_and_end();
     }
 
     /// Starts rmax's search on the search thread; it reports every iteration on the thinking
@@ -540,13 +560,7 @@ impl Terminal {
             say!("{THINKING}.");
         }
         let report = Box::new(move |info: &Info| {
-            let text = format!(
-                "depth {}  {}  {:.1} s  {}",
-                info.depth,
-                score_text(info.score, board.side),
-                info.ms as f64 / 1000.0,
-                line_san(&board, &info.pv)
-            );
+            let text = search_line(&board, info);
             if live {
                 let text: String = format!("{THINKING} {text}")
                     .chars()
@@ -556,7 +570,7 @@ impl Terminal {
             } else {
                 say!("  {text}");
             }
-            if timed && info.score.abs() > MATE - 999 {
+            if timed && matches!(Score::of(info.score), Score::Mate(_)) {
                 mate_stop.store(true, Relaxed);
             }
         });
@@ -598,14 +612,7 @@ impl Terminal {
         *lock(&self.view) = View::default();
         let (view, live) = (self.view.clone(), self.live);
         let report = Box::new(move |info: &Info| {
-            let text = format!(
-                "{}) depth {}  {}  {:.1} s  {}",
-                info.multipv,
-                info.depth,
-                score_text(info.score, board.side),
-                info.ms as f64 / 1000.0,
-                line_san(&board, &info.pv)
-            );
+            let text = format!("{}) {}", info.multipv, search_line(&board, info));
             if live {
                 let mut view = lock(&view);
                 let i = info.multipv.max(1) - 1;
@@ -650,11 +657,16 @@ impl Terminal {
                 "rmax plays {}   (depth {}, {}, {:.2} s)",
                 numbered(&board, m),
                 info.depth,
-                score_text(info.score, board.side),
+                Score::white(info.score, board.side).pawns(),
                 info.ms as f64 / 1000.0
             );
             self.game.push(m);
         }
+        self.show_and_end();
+    }
+
+    /// The board, and the result if the game is over.
+    fn show_and_end(&self) {
         self.show();
         if let Some(end) = self.game.end() {
             say!("{} Type new or undo to go on.", end.describe());
@@ -760,7 +772,7 @@ impl Terminal {
 
     /// How a piece code (as in lib.rs) is shown: a chess symbol or its FEN letter.
     fn piece(&self, p: u8) -> char {
-        let letter = piece_letter(p);
+        let letter = letter(p);
         if !self.unicode {
             return letter;
         }
@@ -794,6 +806,18 @@ fn print_now(text: &str) {
     let _ = out.flush();
 }
 
+/// A line of the search as the thinking line and the analysis show it: its depth, its score
+/// from White's side, the time so far and its moves in SAN.
+fn search_line(board: &Board, info: &Info) -> String {
+    format!(
+        "depth {}  {}  {:.1} s  {}",
+        info.depth,
+        Score::white(info.score, board.side).pawns(),
+        info.ms as f64 / 1000.0,
+        line_san(board, &info.pv)
+    )
+}
+
 /// Does the locale say the terminal shows UTF-8 (so chess symbols can be drawn)?
 fn utf8_locale() -> bool {
     ["LC_ALL", "LC_CTYPE", "LANG"]
@@ -804,24 +828,4 @@ fn utf8_locale() -> bool {
             let value = value.to_ascii_lowercase();
             value.contains("utf-8") || value.contains("utf8")
         })
-}
-
-/// FEN letter of a piece code (as in lib.rs), '.' for an empty square.
-pub fn piece_letter(p: u8) -> char {
-    b".........PNBRQK..pnbrqk"
-        .get(p as usize)
-        .map_or('?', |&c| c as char)
-}
-
-/// A score as board and analysis sites show it: from White's side, in pawns (`+0.35`), or
-/// `#3` / `#-2` when White / Black mates in so many moves. `score` is from `side`'s view.
-pub fn score_text(score: i32, side: u8) -> String {
-    let white = if side == 8 { score } else { -score };
-    let plies = MATE - white.abs();
-    if white.abs() > MATE - 999 {
-        let sign = if white < 0 { "-" } else { "" };
-        format!("#{sign}{}", (plies + 1) / 2)
-    } else {
-        format!("{:+.2}", f64::from(white) / 100.0)
-    }
 }

@@ -1,10 +1,11 @@
 //! UCI: the protocol of most GUIs and tournament managers (fastchess, cutechess-cli, OpenBench).
 
 use crate::game::{start_board, Game};
+use crate::input::{budget, int, parse_fen, short, Event, MAX_LINE, OVERHEAD_MS};
 use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
-use crate::{budget, int, lock, parse_fen, short, Event, Searcher, HASH_MB, MAX_LINE};
-use crate::{MAX_MULTIPV, OVERHEAD_MS, VERSION};
-use rmax::{Info, Limits, Move, MATE, START};
+use crate::output::{moves_text, Score, VERSION};
+use crate::searcher::{lock, Searcher, HASH_MB, MAX_MULTIPV};
+use rmax::{Board, Info, Limits, Move, START};
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -51,8 +52,138 @@ const NUMERIC: &[&str] = &[
     "perft",
 ];
 
+/// The words of a `go` command: the numbers by their word, and what was wrong with them.
+#[derive(Default)]
+struct Go<'a> {
+    numbers: HashMap<&'a str, i64>,
+    infinite: bool,
+    ponder: bool,
+    /// `perft` came (its depth is among the numbers unless it was bad).
+    perft: bool,
+    /// One message for each bad word.
+    errors: Vec<String>,
+    /// A clock argument was not a number: the clock is unknown (see SAFE_MOVETIME).
+    bad_clock: bool,
+}
+
+impl<'a> Go<'a> {
+    /// Parses the words after `go` in `board` (whose moves `searchmoves` may list).
+    fn parse(args: &[&'a str], board: &Board) -> Go<'a> {
+        let mut go = Go {
+            perft: args.contains(&"perft"),
+            ..Go::default()
+        };
+        let mut words = args.iter().peekable();
+        while let Some(&word) = words.next() {
+            match word {
+                "infinite" => go.infinite = true,
+                "ponder" => go.ponder = true,
+                "searchmoves" => {
+                    let error = "searchmoves is not supported, all moves are searched";
+                    go.errors.push(error.into());
+                    while words.next_if(|w| board.parse_move(w).is_some()).is_some() {}
+                }
+                _ if NUMERIC.contains(&word) => match words.peek().and_then(|w| int(w)) {
+                    Some(v) => {
+                        words.next();
+                        go.numbers.insert(word, v);
+                    }
+                    None => {
+                        // the bad value goes with its word, unless it is the next keyword
+                        let value = words.next_if(|w| {
+                            !NUMERIC.contains(w)
+                                && !matches!(**w, "infinite" | "ponder" | "searchmoves")
+                        });
+                        let value =
+                            value.map_or(String::new(), |v| format!(", not '{}'", short(v)));
+                        go.errors
+                            .push(format!("{word} needs a whole number{value}"));
+                        go.bad_clock |=
+                            !matches!(word, "movetime" | "depth" | "nodes" | "mate" | "perft");
+                    }
+                },
+                _ => go.errors.push(format!("unknown word '{}'", short(word))),
+            }
+        }
+        go
+    }
+
+    fn number(&self, word: &str) -> Option<i64> {
+        self.numbers.get(word).copied()
+    }
+
+    /// `mate n`: the mate searched for, in moves.
+    fn mate(&self) -> Option<i64> {
+        self.number("mate").map(|n| n.clamp(1, 32))
+    }
+
+    /// One line for all the complaints: a garbage line of 5000 words gets one answer.
+    fn complain(&self) {
+        if let Some(first) = self.errors.first() {
+            let more = match self.errors.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            say!("info string error: go: {first}{more}");
+        }
+    }
+}
+
+/// What a running search's reply needs, shared with the search thread.
+struct Reply {
+    stop: Arc<AtomicBool>,
+    /// Set while `go infinite` or `go ponder` waits for `stop` or `ponderhit`.
+    hold: Arc<AtomicBool>,
+    /// The first move of the last best line (PV) printed: a search stopped in mid-iteration
+    /// may play another one, and so may a strength level, and then the GUI is told.
+    shown: Mutex<Option<Move>>,
+    /// MultiPV above 1: the `info` lines name their line.
+    multi: bool,
+    /// `go mate n`: the search stops when it has found a mate in n moves or fewer.
+    mate: Option<i64>,
+    /// No new iteration starts `soft_at` ms after `since` (set by ponderhit).
+    since: Instant,
+    soft_at: Arc<AtomicU64>,
+    in_check: bool,
+}
+
+impl Reply {
+    /// A completed iteration's line: its `info`; then the search stops if it found the mate
+    /// asked for, or if the soft limit set by ponderhit has passed.
+    fn line(&self, i: &Info) {
+        say!("{}", uci_info(i, self.multi));
+        if i.multipv <= 1 {
+            *lock(&self.shown) = i.pv.first().copied();
+        }
+        let found = self.mate.is_some_and(
+            |n| matches!(Score::of(i.score), Score::Mate(m) if m > 0 && i64::from(m) <= n),
+        );
+        let ms = self.since.elapsed().as_millis() as u64;
+        if found || ms >= self.soft_at.load(Relaxed) {
+            self.stop.store(true, Relaxed);
+        }
+    }
+
+    /// The search is done: once `stop` or `ponderhit` releases a held search, the move
+    /// played (`info` of its line if that was not the last shown) and `bestmove`.
+    fn done(&self, best: Option<Move>, i: &Info, picked: bool) {
+        if best.is_none() {
+            let score = if self.in_check { "mate 0" } else { "cp 0" };
+            say!("info depth 0 score {score}");
+        }
+        while self.hold.load(Relaxed) && !self.stop.load(Relaxed) {
+            thread::sleep(Duration::from_millis(1));
+        }
+        let last = *lock(&self.shown);
+        if let Some(m) = best.filter(|&m| last != Some(m)) {
+            say!("{}", played_info(m, i, picked, self.multi));
+        }
+        say!("{}", bestmove(best, i));
+    }
+}
+
 /// A `go ponder` search, and the time it may take once `ponderhit` starts our clock.
-pub struct Ponder {
+struct Ponder {
     stop: Arc<AtomicBool>,
     hold: Arc<AtomicBool>,
     /// Milliseconds after `since` from which no new iteration starts (set by ponderhit).
@@ -108,28 +239,11 @@ impl Uci {
             return true;
         };
         match cmd {
-            "uci" => {
-                say!("id name rmax {VERSION}\nid author the rmax authors");
-                say!("option name Hash type spin default {HASH_MB} min 1 max 1024");
-                say!("option name Clear Hash type button");
-                say!("option name Move Overhead type spin default {OVERHEAD_MS} min 0 max 5000");
-                say!("option name Threads type spin default 1 min 1 max 1");
-                say!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}");
-                say!("option name UCI_LimitStrength type check default false");
-                say!(
-                    "option name UCI_Elo type spin default {ELO_DEFAULT} min {ELO_MIN} max {ELO_MAX}"
-                );
-                say!("uciok");
-            }
+            "uci" => identify(),
             "isready" => say!("readyok"),
             "debug" | "register" => {}
             "setoption" => self.setoption(args),
-            "ucinewgame" => {
-                let mb = self.search.mb;
-                self.search.resize(mb); // a new game starts with an empty hash table
-                self.game = Game::new(start_board());
-                self.refused = None;
-            }
+            "ucinewgame" => self.new_game(),
             "position" => self.position(args),
             "go" => self.go(args),
             "stop" => self.search.stop(),
@@ -138,6 +252,12 @@ impl Uci {
             _ => say!("info string error: unknown command '{}'", short(cmd)),
         }
         true
+    }
+
+    fn new_game(&mut self) {
+        self.search.new_game(); // a new game starts with an empty hash table
+        self.game = Game::new(start_board());
+        self.refused = None;
     }
 
     /// `setoption name <name> [value <value>]`; a bad one changes nothing.
@@ -158,10 +278,7 @@ impl Uci {
                     short(&value)
                 ),
             },
-            "clear hash" => {
-                let mb = self.search.mb;
-                self.search.resize(mb);
-            }
+            "clear hash" => self.search.new_game(), // (the history goes too)
             // one search thread: offered so that GUIs which always set it get no complaint
             "threads" => {
                 if number(1, 1).is_none() {
@@ -246,107 +363,32 @@ impl Uci {
         Ok(())
     }
 
+    /// `go`: its words parsed, the limits computed from them, and a search started whose
+    /// `info` lines and `bestmove` are the reply.
     pub fn go(&mut self, args: &[&str]) {
         self.search.finish();
         self.pondering = None;
         let board = *self.game.board();
-        let mut num: HashMap<&str, i64> = HashMap::new();
-        let (mut infinite, mut ponder) = (false, false);
-        // one line for all the complaints: a garbage line of 5000 words gets one answer
-        let mut errors = vec![];
-        // a clock argument that is not a number: the clock is unknown (see SAFE_MOVETIME)
-        let mut bad_clock = false;
-        let mut words = args.iter().peekable();
-        while let Some(&word) = words.next() {
-            match word {
-                "infinite" => infinite = true,
-                "ponder" => ponder = true,
-                "searchmoves" => {
-                    errors.push("searchmoves is not supported, all moves are searched".into());
-                    while words.next_if(|w| board.parse_move(w).is_some()).is_some() {}
-                }
-                _ if NUMERIC.contains(&word) => match words.peek().and_then(|w| int(w)) {
-                    Some(v) => {
-                        words.next();
-                        num.insert(word, v);
-                    }
-                    None => {
-                        // the bad value goes with its word, unless it is the next keyword
-                        let value = words.next_if(|w| {
-                            !NUMERIC.contains(w)
-                                && !matches!(**w, "infinite" | "ponder" | "searchmoves")
-                        });
-                        let value =
-                            value.map_or(String::new(), |v| format!(", not '{}'", short(v)));
-                        errors.push(format!("{word} needs a whole number{value}"));
-                        bad_clock |=
-                            !matches!(word, "movetime" | "depth" | "nodes" | "mate" | "perft");
-                    }
-                },
-                _ => errors.push(format!("unknown word '{}'", short(word))),
-            }
-        }
-        if let Some(first) = errors.first() {
-            let more = match errors.len() {
-                1 => String::new(),
-                n => format!(" (and {} more)", n - 1),
-            };
-            say!("info string error: go: {first}{more}");
-        }
-        let get = |key| num.get(key).copied();
+        let go = Go::parse(args, &board);
+        go.complain();
         if let Some(refused) = &self.refused {
             say!("info string error: no position to search (the last one was refused: {refused})");
             return say!("bestmove 0000");
         }
-        if args.contains(&"perft") {
-            if let Some(depth) = get("perft") {
+        if go.perft {
+            if let Some(depth) = go.number("perft") {
                 self.search.perft(board, depth.clamp(0, 64) as u32);
             }
             return; // (a bad depth was reported above)
         }
-        let mut lim = Limits {
-            multipv: self.multipv,
-            ..Limits::default()
-        };
-        let (time, inc) = if board.side == 8 {
-            (get("wtime"), get("winc"))
-        } else {
-            (get("btime"), get("binc"))
-        };
-        if let Some(t) = time {
-            (lim.soft, lim.hard) = budget(t, inc.unwrap_or(0), get("movestogo"), self.overhead);
-        }
-        if let Some(ms) = get("movetime") {
-            let ms = ms.saturating_sub(self.overhead).max(1) as u64;
-            (lim.soft, lim.hard) = (lim.soft.min(ms), lim.hard.min(ms));
-        }
-        if let Some(depth) = get("depth") {
-            lim.depth = depth.clamp(1, 64) as i32;
-        }
-        if let Some(nodes) = get("nodes") {
-            lim.nodes = nodes.max(1) as u64;
-        }
-        let mate = get("mate").map(|n| n.clamp(1, 32));
-        if let Some(n) = mate {
-            lim.depth = lim.depth.min(2 * n as i32); // a mate in n moves is 2n - 1 plies deep
-        }
-        // A bad number must not turn into a search without end: with the clock unknown, or
-        // no limit left at all, search SAFE_MOVETIME at most.
-        let limited = !num.is_empty() || infinite || ponder;
-        if bad_clock || !errors.is_empty() && !limited {
-            say!("info string error: go: searching {SAFE_MOVETIME} ms at most");
-            (lim.soft, lim.hard) = (lim.soft.min(SAFE_MOVETIME), lim.hard.min(SAFE_MOVETIME));
-        }
-        let (soft, hard) = (lim.soft, lim.hard);
-        if infinite || ponder {
-            // no clock until `stop`; a ponder search's clock starts at ponderhit
-            (lim.soft, lim.hard) = (u64::MAX, u64::MAX);
-        }
+        let mut lim = self.limits(&go, board.side);
         let stop = Arc::new(AtomicBool::new(false));
-        self.hold = Arc::new(AtomicBool::new(infinite || ponder));
+        let held = go.infinite || go.ponder;
+        self.hold = Arc::new(AtomicBool::new(held));
         let (since, soft_at) = (Instant::now(), Arc::new(AtomicU64::new(u64::MAX)));
-        if ponder {
+        if go.ponder {
             let (stop, hold, soft_at) = (stop.clone(), self.hold.clone(), soft_at.clone());
+            let (soft, hard) = (lim.soft, lim.hard);
             self.pondering = Some(Ponder {
                 stop,
                 hold,
@@ -356,75 +398,64 @@ impl Uci {
                 hard,
             });
         }
-        // the first move of the last best line (PV) printed: a search stopped in mid-iteration
-        // may play another one, and so may a strength level, and then the GUI is told
-        let shown: Arc<Mutex<Option<Move>>> = Arc::default();
-        let multi = self.multipv > 1; // (with one line, no `multipv` word: as before)
-        let report = {
-            let (stop, shown) = (stop.clone(), shown.clone());
-            Box::new(move |i: &Info| {
-                say!("{}", uci_info(i, multi));
-                if i.multipv <= 1 {
-                    *lock(&shown) = i.pv.first().copied();
-                }
-                let found = mate.is_some_and(|n| {
-                    i.score > MATE - 999 && i64::from(MATE - i.score + 1) / 2 <= n
-                });
-                if found || since.elapsed().as_millis() as u64 >= soft_at.load(Relaxed) {
-                    stop.store(true, Relaxed);
-                }
-            })
-        };
-        let (hold, check) = (self.hold.clone(), board.in_check());
-        let done = {
-            let stop = stop.clone();
-            Box::new(move |best: Option<Move>, i: &Info, picked: bool| {
-                if best.is_none() {
-                    say!(
-                        "info depth 0 score {}",
-                        if check { "mate 0" } else { "cp 0" }
-                    );
-                }
-                while hold.load(Relaxed) && !stop.load(Relaxed) {
-                    thread::sleep(Duration::from_millis(1));
-                }
-                // a search stopped in mid-iteration may play a move that is not the last PV's,
-                // and a strength level may pick another line than the best: the GUI is told,
-                // as line 1, so that the move it shows is the move played. A level's line
-                // comes with its own info; that of an unfinished iteration (depth + 1) with
-                // its score and PV when the engine gives them, else the move alone.
-                let last = *lock(&shown);
-                if let Some(m) = best.filter(|&m| last != Some(m)) {
-                    let partial = Info {
-                        depth: i.depth + i32::from(!picked),
-                        multipv: 1,
-                        ..i.clone()
-                    };
-                    if i.pv.first() == Some(&m) {
-                        say!("{}", uci_info(&partial, multi));
-                    } else {
-                        say!(
-                            "info depth {} seldepth {}{} nodes {} time {} pv {m}",
-                            partial.depth,
-                            i.seldepth.max(partial.depth as usize),
-                            if multi { " multipv 1" } else { "" },
-                            i.nodes,
-                            i.ms
-                        );
-                    }
-                }
-                match (best, i.pv.get(1)) {
-                    (Some(m), Some(p)) if i.pv.first() == Some(&m) => {
-                        say!("bestmove {m} ponder {p}")
-                    }
-                    (Some(m), _) => say!("bestmove {m}"),
-                    (None, _) => say!("bestmove 0000"),
-                }
-            })
-        };
+        if held {
+            // no clock until `stop`; a ponder search's clock starts at ponderhit
+            (lim.soft, lim.hard) = (u64::MAX, u64::MAX);
+        }
+        let reply = Arc::new(Reply {
+            stop: stop.clone(),
+            hold: self.hold.clone(),
+            shown: Mutex::default(),
+            multi: self.multipv > 1, // (with one line, no `multipv` word: as before)
+            mate: go.mate(),
+            since,
+            soft_at,
+            in_check: board.in_check(),
+        });
+        let line = reply.clone();
+        let report = Box::new(move |i: &Info| line.line(i));
+        let done = Box::new(move |best, i: &Info, picked| reply.done(best, i, picked));
         let level = self.limit_strength.then(|| Level::new(self.elo)).flatten();
         self.search
             .start(&self.game, lim, level, stop, report, done);
+    }
+
+    /// The limits of a `go`: the clock's budget for `side`'s move, the move time, depth,
+    /// nodes and mate when given. A bad number must not turn into a search without end: with
+    /// the clock unknown, or no limit left at all, SAFE_MOVETIME at most.
+    fn limits(&self, go: &Go, side: u8) -> Limits {
+        let mut lim = Limits {
+            multipv: self.multipv,
+            ..Limits::default()
+        };
+        let (time, inc) = if side == 8 {
+            (go.number("wtime"), go.number("winc"))
+        } else {
+            (go.number("btime"), go.number("binc"))
+        };
+        if let Some(t) = time {
+            let to_go = go.number("movestogo");
+            (lim.soft, lim.hard) = budget(t, inc.unwrap_or(0), to_go, self.overhead);
+        }
+        if let Some(ms) = go.number("movetime") {
+            let ms = ms.saturating_sub(self.overhead).max(1) as u64;
+            (lim.soft, lim.hard) = (lim.soft.min(ms), lim.hard.min(ms));
+        }
+        if let Some(depth) = go.number("depth") {
+            lim.depth = depth.clamp(1, 64) as i32;
+        }
+        if let Some(nodes) = go.number("nodes") {
+            lim.nodes = nodes.max(1) as u64;
+        }
+        if let Some(n) = go.mate() {
+            lim.depth = lim.depth.min(2 * n as i32); // a mate in n moves is 2n - 1 plies deep
+        }
+        let limited = !go.numbers.is_empty() || go.infinite || go.ponder;
+        if go.bad_clock || !go.errors.is_empty() && !limited {
+            say!("info string error: go: searching {SAFE_MOVETIME} ms at most");
+            (lim.soft, lim.hard) = (lim.soft.min(SAFE_MOVETIME), lim.hard.min(SAFE_MOVETIME));
+        }
+        lim
     }
 
     /// The opponent played the move we pondered on: our clock runs from now.
@@ -445,16 +476,23 @@ impl Uci {
     }
 }
 
+/// The answer to `uci`: who rmax is, its options, `uciok`.
+fn identify() {
+    say!("id name rmax {VERSION}\nid author the rmax authors");
+    say!("option name Hash type spin default {HASH_MB} min 1 max 1024");
+    say!("option name Clear Hash type button");
+    say!("option name Move Overhead type spin default {OVERHEAD_MS} min 0 max 5000");
+    say!("option name Threads type spin default 1 min 1 max 1");
+    say!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}");
+    say!("option name UCI_LimitStrength type check default false");
+    say!("option name UCI_Elo type spin default {ELO_DEFAULT} min {ELO_MIN} max {ELO_MAX}");
+    say!("uciok");
+}
+
 /// The UCI `info` line of a completed iteration; with `multi` (MultiPV above 1), it names
 /// its line (`multipv 2`).
 pub fn uci_info(i: &Info, multi: bool) -> String {
-    let score = if i.score > MATE - 999 {
-        format!("mate {}", (MATE - i.score + 1) / 2)
-    } else if i.score < 999 - MATE {
-        format!("mate {}", -(MATE + i.score) / 2)
-    } else {
-        format!("cp {}", i.score)
-    };
+    let score = Score::of(i.score).uci();
     let nps = i.nodes.saturating_mul(1000) / i.ms.max(1);
     let pv = if i.pv.is_empty() {
         String::new()
@@ -476,10 +514,36 @@ pub fn uci_info(i: &Info, multi: bool) -> String {
     )
 }
 
-pub fn moves_text(moves: &[Move]) -> String {
-    moves
-        .iter()
-        .map(Move::to_string)
-        .collect::<Vec<_>>()
-        .join(" ")
+/// The `info` line of `m`, the move played, as line 1, when the last best line shown did not
+/// start with it: a search stopped in mid-iteration may play a move that is not the last
+/// PV's, and a strength level may pick another line than the best, and the move the GUI
+/// shows must be the move played. A level's line comes with its own info; that of an
+/// unfinished iteration (depth + 1) with its score and PV when the engine gives them, else
+/// the move alone.
+fn played_info(m: Move, i: &Info, picked: bool, multi: bool) -> String {
+    let partial = Info {
+        depth: i.depth + i32::from(!picked),
+        multipv: 1,
+        ..i.clone()
+    };
+    if i.pv.first() == Some(&m) {
+        return uci_info(&partial, multi);
+    }
+    format!(
+        "info depth {} seldepth {}{} nodes {} time {} pv {m}",
+        partial.depth,
+        i.seldepth.max(partial.depth as usize),
+        if multi { " multipv 1" } else { "" },
+        i.nodes,
+        i.ms
+    )
+}
+
+/// `bestmove`, with the move to ponder on when the line played has one; `0000` for none.
+fn bestmove(best: Option<Move>, i: &Info) -> String {
+    match (best, i.pv.get(1)) {
+        (Some(m), Some(p)) if i.pv.first() == Some(&m) => format!("bestmove {m} ponder {p}"),
+        (Some(m), _) => format!("bestmove {m}"),
+        (None, _) => "bestmove 0000".into(),
+    }
 }

@@ -1,11 +1,10 @@
 //! xboard (CECP v2): the protocol of XBoard/WinBoard, and of Fairy-Max's tournaments.
 
-use crate::game::{read_move, start_board, Game, Parsed};
-use crate::uci::moves_text;
-use crate::OVERHEAD_MS;
-use crate::{budget, int, lock, parse_fen, short, split_word, Event, Searcher, MAX_LINE};
-use crate::{MAX_MULTIPV, VERSION};
-use rmax::{Info, Limits, MATE};
+use crate::game::{colour, read_move, start_board, End, Game, Parsed};
+use crate::input::{budget, int, parse_fen, short, split_word, Event, MAX_LINE, OVERHEAD_MS};
+use crate::output::{moves_text, Score, VERSION};
+use crate::searcher::{lock, Searcher, MAX_MULTIPV};
+use rmax::{Info, Limits};
 use std::io::Write;
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
@@ -86,7 +85,7 @@ impl Xboard {
                 Ok(Event::TooLong(bytes)) => {
                     say!("Error (line too long): {bytes} bytes, at most {MAX_LINE}")
                 }
-                Ok(Event::Done(id)) if id == self.search.id => self.engine_moved(),
+                Ok(Event::Done(id)) if self.search.is_current(id) => self.engine_moved(),
                 Ok(Event::Done(_)) => {}
                 Ok(Event::Eof) | Err(_) => {
                     self.engine_moved(); // let a search end and play its move
@@ -103,33 +102,15 @@ impl Xboard {
         match cmd {
             _ if IGNORED.contains(&cmd) => {}
             "protover" => say!("{}", features()),
-            "new" => {
-                self.abort();
-                let mb = self.search.mb;
-                self.search.resize(mb); // a new game: an empty hash table, no history
-                self.game = Game::new(start_board());
-                (self.plays, self.depth, self.clock) = (Some(16), None, None); // rmax plays Black
-                self.reanalyse();
-            }
+            "new" => self.new_game(),
             "analyze" => {
                 self.analysing = true;
                 self.reanalyse();
             }
-            "exit" if self.analysing => {
-                self.abort();
-                self.analysing = false;
-                self.plays = None; // as after `force`: the GUI says what comes next
-            }
+            "exit" if self.analysing => self.exit_analysis(),
             "." if self.analysing => self.analysis_status(),
             "." => {}
-            "memory" => match int(arg) {
-                Some(mb @ 1..) => {
-                    self.abort();
-                    self.search.resize(mb.min(1024) as usize);
-                    self.reanalyse();
-                }
-                _ => say!("Error (bad memory size): memory {}", short(arg)),
-            },
+            "memory" => self.memory(arg),
             "force" | "result" => {
                 self.abort();
                 self.plays = None;
@@ -144,54 +125,10 @@ impl Xboard {
                 self.plays = Some(self.game.board().side ^ 24);
             }
             "usermove" => self.user_move(arg),
-            "setboard" => {
-                self.abort();
-                match parse_fen(arg) {
-                    Ok(board) => self.game = Game::new(board),
-                    Err(e) => say!("tellusererror Illegal position: {e}"),
-                }
-                self.reanalyse();
-            }
-            "level" => match parse_level(arg) {
-                Some(level) => (self.level, self.per_move) = (level, None),
-                None => say!("Error (bad level): level {}", short(arg)),
-            },
-            "st" => match arg.parse::<f64>() {
-                Ok(s) if s > 0.0 && s.is_finite() => self.per_move = Some((s * 1000.0) as i64),
-                _ => say!("Error (bad seconds): st {}", short(arg)),
-            },
-            "sd" => match int(arg) {
-                Some(d) if d > 0 => self.depth = Some(d.min(64) as i32),
-                _ => say!("Error (bad depth): sd {}", short(arg)),
-            },
-            "time" => match int(arg) {
-                Some(cs) => self.clock = Some(cs.saturating_mul(10)),
-                None => say!("Error (bad time): time {}", short(arg)),
-            },
-            "undo" | "remove" => {
-                let n = if cmd == "undo" { 1 } else { 2 };
-                // all or nothing: half a `remove` would leave the other side to move
-                if self.game.moves.len() < n {
-                    return {
-                        say!("Error (no move to undo): {cmd}");
-                        true
-                    };
-                }
-                self.abort();
-                for _ in 0..n {
-                    self.game.pop();
-                }
-                self.reanalyse();
-            }
-            "ping" => {
-                let pong = format!("pong {}", short(arg));
-                // while thinking about a move, pong comes after the move; analysis never ends
-                if self.search.busy() && !self.analysing {
-                    self.pongs.push(pong);
-                } else {
-                    say!("{pong}");
-                }
-            }
+            "setboard" => self.setboard(arg),
+            "level" | "st" | "sd" | "time" => self.time_control(cmd, arg),
+            "undo" | "remove" => self.take_back(cmd),
+            "ping" => self.ping(arg),
             "option" => self.option(arg),
             "post" => self.post = true,
             "nopost" => self.post = false,
@@ -204,6 +141,89 @@ impl Xboard {
             },
         }
         true
+    }
+
+    /// `new`: the start position, an empty hash table and no history; rmax plays Black.
+    fn new_game(&mut self) {
+        self.abort();
+        self.search.new_game();
+        self.game = Game::new(start_board());
+        (self.plays, self.depth, self.clock) = (Some(16), None, None);
+        self.reanalyse();
+    }
+
+    fn exit_analysis(&mut self) {
+        self.abort();
+        self.analysing = false;
+        self.plays = None; // as after `force`: the GUI says what comes next
+    }
+
+    /// `memory MB`: the hash table's size (at most 1024 MB).
+    fn memory(&mut self, arg: &str) {
+        match int(arg) {
+            Some(mb @ 1..) => {
+                self.abort();
+                self.search.resize(mb.min(1024) as usize);
+                self.reanalyse();
+            }
+            _ => say!("Error (bad memory size): memory {}", short(arg)),
+        }
+    }
+
+    fn setboard(&mut self, fen: &str) {
+        self.abort();
+        match parse_fen(fen) {
+            Ok(board) => self.game = Game::new(board),
+            Err(e) => say!("tellusererror Illegal position: {e}"),
+        }
+        self.reanalyse();
+    }
+
+    /// The time controls: `level MPS BASE INC`, `st SECONDS` a move, `sd DEPTH`, and `time
+    /// CENTISECONDS` left on the engine's clock.
+    fn time_control(&mut self, cmd: &str, arg: &str) {
+        match cmd {
+            "level" => match parse_level(arg) {
+                Some(level) => (self.level, self.per_move) = (level, None),
+                None => say!("Error (bad level): level {}", short(arg)),
+            },
+            "st" => match arg.parse::<f64>() {
+                Ok(s) if s > 0.0 && s.is_finite() => self.per_move = Some((s * 1000.0) as i64),
+                _ => say!("Error (bad seconds): st {}", short(arg)),
+            },
+            "sd" => match int(arg) {
+                Some(d) if d > 0 => self.depth = Some(d.min(64) as i32),
+                _ => say!("Error (bad depth): sd {}", short(arg)),
+            },
+            _ => match int(arg) {
+                Some(cs) => self.clock = Some(cs.saturating_mul(10)),
+                None => say!("Error (bad time): time {}", short(arg)),
+            },
+        }
+    }
+
+    /// `undo` takes back one move, `remove` two; all or nothing: half a `remove` would leave
+    /// the other side to move.
+    fn take_back(&mut self, cmd: &str) {
+        let n = if cmd == "undo" { 1 } else { 2 };
+        if self.game.moves.len() < n {
+            return say!("Error (no move to undo): {cmd}");
+        }
+        self.abort();
+        for _ in 0..n {
+            self.game.pop();
+        }
+        self.reanalyse();
+    }
+
+    fn ping(&mut self, arg: &str) {
+        let pong = format!("pong {}", short(arg));
+        // while thinking about a move, pong comes after the move; analysis never ends
+        if self.search.busy() && !self.analysing {
+            self.pongs.push(pong);
+        } else {
+            say!("{pong}");
+        }
     }
 
     /// `option NAME=VALUE`, from the options announced in the features: `MultiPV`.
@@ -252,7 +272,7 @@ impl Xboard {
             return self.reanalyse();
         }
         match self.game.end() {
-            Some(end) if self.plays.is_some() => say!("{}", end.result()),
+            Some(end) if self.plays.is_some() => say!("{}", result(end)),
             Some(_) => {}
             None => self.think(),
         }
@@ -265,7 +285,7 @@ impl Xboard {
             return;
         }
         if let Some(end) = self.game.end() {
-            return say!("{}", end.result());
+            return say!("{}", result(end));
         }
         let mut lim = Limits {
             depth: self.depth.unwrap_or(64),
@@ -341,7 +361,7 @@ impl Xboard {
             say!("move {m}");
             self.game.push(m);
             if let Some(end) = self.game.end() {
-                say!("{}", end.result());
+                say!("{}", result(end));
             }
         }
         self.answer_pings();
@@ -353,11 +373,24 @@ fn thinking(i: &Info) -> String {
     format!(
         "{} {} {} {} {}",
         i.depth,
-        xboard_score(i.score),
+        Score::of(i.score).xboard(),
         i.ms / 10,
         i.nodes,
         moves_text(&i.pv)
     )
+}
+
+/// The xboard result line, e.g. `1-0 {White mates}`.
+fn result(end: End) -> String {
+    let why = match end {
+        End::Mate(winner) => format!("{} mates", colour(winner)),
+        End::Stalemate => "Stalemate".into(),
+        End::Repetition => "Draw by repetition".into(),
+        End::Fifty => "Draw by fifty-move rule".into(),
+        End::Material => "Draw by insufficient material".into(),
+        End::Resignation(loser) => format!("{} resigns", colour(loser)),
+    };
+    format!("{} {{{why}}}", end.score())
 }
 
 /// `level MPS BASE INC`: BASE in minutes or minutes:seconds, INC in seconds -> ms.
@@ -371,15 +404,4 @@ pub fn parse_level(arg: &str) -> Option<(i64, i64, i64)> {
     let inc = inc.parse::<f64>().ok()?;
     let ok = base.is_finite() && inc.is_finite() && base >= 0.0 && inc >= 0.0;
     ok.then_some((mps, (base * 1000.0) as i64, (inc * 1000.0) as i64))
-}
-
-/// xboard's score convention: centipawns, or 100000 + n for a mate in n moves.
-pub fn xboard_score(s: i32) -> i32 {
-    if s > MATE - 999 {
-        100_000 + (MATE - s + 1) / 2
-    } else if s < 999 - MATE {
-        -100_000 - (MATE + s) / 2
-    } else {
-        s
-    }
 }

@@ -65,7 +65,7 @@ fn rejects(fen: &str, words: &[&str]) {
 }
 
 #[test]
-fn every_error_kind_is_named() {
+fn every_error_kind_is_named_up_to_the_board() {
     // wrong field count
     rejects("", &["field"]);
     rejects("   ", &["field"]);
@@ -154,6 +154,10 @@ fn every_error_kind_is_named() {
         &["pawn", "rank"],
     );
     rejects("p3k3/8/8/8/8/8/8/4K3 b - - 0 1", &["pawn", "rank"]);
+}
+
+#[test]
+fn every_error_kind_is_named_after_the_board() {
     // side to move
     rejects(
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
@@ -351,7 +355,11 @@ fn ep_square_kept_only_with_a_pawn_beside() {
             );
         }
     }
-    // the same rule after a double step on the board
+}
+
+/// The same rule after a double step on the board.
+#[test]
+fn ep_square_after_a_double_step() {
     let after = |fen: &str, m: &str| {
         let b = board(fen);
         b.after(b.parse_move(m).unwrap()).fen()
@@ -387,24 +395,27 @@ fn ep_square_kept_only_with_a_pawn_beside() {
     );
 }
 
+/// Stray characters for mangle to insert or append.
+const JUNK: [&str; 24] = [
+    "", " ", "/", "-", "0", "1", "8", "9", "k", "K", "p", "P", "q", "x", "é", "♔", "\u{0}", "\t",
+    "\n", "\u{7f}", "\u{3000}", "\u{200b}", "🂡", "\u{feff}",
+];
+/// Numbers out of range or in odd forms, for mangle's field edits.
+const HUGE: [&str; 10] = [
+    "4294967295",
+    "4294967296",
+    "99999999999999999999999",
+    "-1",
+    "+3",
+    "0",
+    "00000000000000000000000000000001",
+    "-0",
+    "1e3",
+    "0x10",
+];
+
 /// Random mangling of a FEN: one edit of many kinds.
 fn mangle(fen: &str, other: &str, rng: &mut Rng) -> String {
-    const JUNK: [&str; 24] = [
-        "", " ", "/", "-", "0", "1", "8", "9", "k", "K", "p", "P", "q", "x", "é", "♔", "\u{0}",
-        "\t", "\n", "\u{7f}", "\u{3000}", "\u{200b}", "🂡", "\u{feff}",
-    ];
-    const HUGE: [&str; 10] = [
-        "4294967295",
-        "4294967296",
-        "99999999999999999999999",
-        "-1",
-        "+3",
-        "0",
-        "00000000000000000000000000000001",
-        "-0",
-        "1e3",
-        "0x10",
-    ];
     let mut c: Vec<char> = fen.chars().collect();
     let mut fields: Vec<String> = fen.split(' ').map(String::from).collect();
     let pick = |rng: &mut Rng, s: &[&str]| s[rng.below(s.len())].to_string();

@@ -7,6 +7,8 @@
 //! a channel, so every wait has a deadline: a program that is not a UCI engine, or one that
 //! hangs or dies, gives an error instead of a hang.
 
+use crate::input::clean;
+use crate::output::Score;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
@@ -20,15 +22,6 @@ const HANDSHAKE: Duration = Duration::from_secs(10);
 const SILENCE: Duration = Duration::from_secs(300);
 /// The teacher's hash table (MB): small, as one process runs per datagen thread.
 const HASH_MB: usize = 16;
-
-/// A UCI score, from the side to move's view.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Score {
-    /// Centipawns.
-    Cp(i32),
-    /// Mate in N moves (negative: the side to move is mated).
-    Mate(i32),
-}
 
 pub struct Teacher {
     /// The command, as the messages quote it.
@@ -44,7 +37,7 @@ pub struct Teacher {
 impl Teacher {
     /// Starts `command` and makes it a single-threaded UCI engine ready to search with `go`.
     pub fn start(command: &str, go: String) -> Result<Teacher, String> {
-        let name = format!("teacher '{}'", crate::clean(command, 200));
+        let name = format!("teacher '{}'", clean(command, 200));
         let mut child = Command::new(command)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -213,12 +206,7 @@ pub fn info_score(line: &str) -> Result<Option<(Score, bool)>, String> {
                 let score = match (kind, value) {
                     (Some("cp"), Some(v)) => Score::Cp(v),
                     (Some("mate"), Some(v)) => Score::Mate(v),
-                    _ => {
-                        return Err(format!(
-                            "a score that is not one: '{}'",
-                            crate::clean(line, 120)
-                        ))
-                    }
+                    _ => return Err(format!("a score that is not one: '{}'", clean(line, 120))),
                 };
                 let exact = !matches!(words.next(), Some("lowerbound" | "upperbound"));
                 return Ok(Some((score, exact)));

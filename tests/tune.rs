@@ -494,3 +494,39 @@ fn with_lambda_1_the_target_is_the_scores_sigmoid() {
     assert!(default > exact && default < results, "{out}");
     let _ = std::fs::remove_file(file);
 }
+
+#[test]
+fn keep_values_and_drop_hold_their_weights() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![EVAL_EPD, "--epochs", "20", "--lr", "5", "--holdout", "0"];
+        args.extend(extra);
+        let (code, out, err) = tune(&args);
+        assert_eq!(code, Some(0), "{out}{err}");
+        out
+    };
+    let line = |out: &str, prefix: &str| {
+        out.lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} in {out}"))
+            .to_string()
+    };
+    let lib_values = format!("pub const VALUE: [i32; 12] = {:?};", rmax::VALUE);
+    // without --keep-values the values move; with it they are lib.rs's
+    assert_ne!(line(&run(&[]), "pub const VALUE"), lib_values);
+    let kept = run(&["--keep-values"]);
+    assert_eq!(line(&kept, "pub const VALUE"), lib_values);
+    assert!(kept.contains("fitting the terms"), "{kept}");
+    // --drop 1: the bishop pair's line prints s(0, 0), the tempo's moves on
+    let dropped = run(&["--keep-values", "--drop", "1"]);
+    assert!(dropped.contains("dropped: 1 bishop pair"), "{dropped}");
+    assert_eq!(
+        line(&dropped, "    s(0, 0), // 1 bishop pair"),
+        "    s(0, 0), // 1 bishop pair"
+    );
+    assert!(!dropped.contains("    s(0, 0), // 0 tempo"), "{dropped}");
+    for bad in ["13", "x", "1,,2"] {
+        let (code, _, err) = tune(&[EVAL_EPD, "--drop", bad]);
+        assert_eq!(code, Some(2), "{bad}: {err}");
+        assert!(err.contains("--drop"), "{err}");
+    }
+}

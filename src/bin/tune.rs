@@ -771,7 +771,12 @@ fn prepare(o: &Options, start: &[[f64; 2]]) -> (Data, Data, f64) {
         }
     );
     println!(
-        "fitting the piece values and the terms{}",
+        "fitting {}the terms{}",
+        if o.keep_values {
+            ""
+        } else {
+            "the piece values and "
+        },
         if o.tables {
             " and the tables (--tables)"
         } else {

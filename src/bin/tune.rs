@@ -655,11 +655,13 @@ fn options(args: &[String]) -> Options {
     };
     let mut rest = rest.iter();
     while let Some(name) = rest.next() {
-        if name == "--tables" || name == "--keep-values" {
-            (o.tables, o.keep_values) = (
-                o.tables || name == "--tables",
-                o.keep_values || name != "--tables",
-            );
+        let flag = match name.as_str() {
+            "--tables" => Some(&mut o.tables),
+            "--keep-values" => Some(&mut o.keep_values),
+            _ => None,
+        };
+        if let Some(flag) = flag {
+            *flag = true; // a flag takes no value
             continue;
         }
         let Some(value) = rest.next() else {

@@ -327,7 +327,7 @@ impl Board {
 
     /// Legal moves; only captures and queen promotions when `noisy` (for quiescence).
     pub fn gen(&self, noisy: bool) -> Vec<Move> {
-        self.moves(noisy, vec![], self.in_check())
+        self.moves(noisy, Vec::with_capacity(40), self.in_check())
     }
 
     /// gen() into `v`, a used list whose memory the search recycles (no allocation per node);
@@ -981,19 +981,18 @@ impl Engine {
                     }
                     // the most this move can gain: the victim, or a promotion's new piece
                     let gain = WORTH[victim] + WORTH[m.promo as usize];
+                    let c = b.after(m);
+                    let calm = !c.in_check(); // the move gives no check
                     // Futility (quiescence: delta pruning): near the leaves, a move that cannot
                     // win back enough to lift a lost cause is skipped; late-move pruning: past
                     // (1 + d * d) >> (1 - improving) quiet moves (half as many when not improving),
-                    // the rest will not cut. Not a move that gives check (mates hide there: the
-                    // child board is made only for a move about to be pruned).
+                    // the rest will not cut. Not a move that gives check (mates hide there).
                     if ((qs || prune && tried > 0 && d < 8) && eval + 50 + 100 * d + gain <= a
                         || prune && quiet && quiets > (1 + d * d) >> 1 - improving)
-                        && !b.after(m).in_check()
+                        && calm
                     {
                         continue;
                     }
-                    let c = b.after(m);
-                    let calm = !c.in_check();
                     let h = self.history[b.b[m.from] as usize][m.to];
                     // PVS: the first move gets the full window, the others a null window, late
                     // quiet moves also at reduced depth (LMR); a surprise is searched again

@@ -561,7 +561,7 @@ pub const W: [i32; 45] = [
 impl Board {
     /// Too little material for anyone to mate: kings and at most one minor piece, no pawns.
     pub fn insufficient(&self) -> bool {
-        self.phase < 2 && !self.b.iter().any(|&p| p & 7 == 1) // phase 1: one minor
+        self.phase < 2 && self.pawns == [[0; 10]; 2] // phase 1: one minor; no pawn bits
     }
 
     /// Static evaluation in centipawns, for the side to move: PeSTO's tables and the terms,

@@ -983,10 +983,10 @@ impl Engine {
                     let gain = WORTH[victim] + WORTH[m.promo as usize];
                     let c = b.after(m);
                     let calm = !c.in_check(); // the move gives no check
-                    // Futility (quiescence: delta pruning): near the leaves, a move that cannot
-                    // win back enough to lift a lost cause is skipped; late-move pruning: past
-                    // (1 + d * d) >> (1 - improving) quiet moves (half as many when not improving),
-                    // the rest will not cut. Not a move that gives check (mates hide there).
+                                              // Futility (quiescence: delta pruning): near the leaves, a move that cannot
+                                              // win back enough to lift a lost cause is skipped; late-move pruning: past
+                                              // (1 + d * d) >> (1 - improving) quiet moves (half as many when not improving),
+                                              // the rest will not cut. Not a move that gives check (mates hide there).
                     if ((qs || prune && tried > 0 && d < 8) && eval + 50 + 100 * d + gain <= a
                         || prune && quiet && quiets > (1 + d * d) >> 1 - improving)
                         && calm

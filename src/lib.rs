@@ -325,7 +325,8 @@ impl Board {
         attacked(&self.b, self.king[self.side as usize / 8], self.side ^ 24)
     }
 
-    /// Legal moves; only captures and queen promotions when `noisy` (for quiescence).
+    /// Legal moves; only captures and queen promotions when `noisy` (for quiescence). The list
+    /// starts with room for 40 moves, so that perft does not grow it by reallocation.
     pub fn gen(&self, noisy: bool) -> Vec<Move> {
         self.moves(noisy, Vec::with_capacity(40), self.in_check())
     }
@@ -981,12 +982,13 @@ impl Engine {
                     }
                     // the most this move can gain: the victim, or a promotion's new piece
                     let gain = WORTH[victim] + WORTH[m.promo as usize];
+                    // the child board, made before the pruning test: calm, the move gives no check
                     let c = b.after(m);
-                    let calm = !c.in_check(); // the move gives no check
-                                              // Futility (quiescence: delta pruning): near the leaves, a move that cannot
-                                              // win back enough to lift a lost cause is skipped; late-move pruning: past
-                                              // (1 + d * d) >> (1 - improving) quiet moves (half as many when not improving),
-                                              // the rest will not cut. Not a move that gives check (mates hide there).
+                    let calm = !c.in_check();
+                    // Futility (quiescence: delta pruning): near the leaves, a move that cannot
+                    // win back enough to lift a lost cause is skipped; late-move pruning: past
+                    // (1 + d * d) >> (1 - improving) quiet moves (half as many when not improving),
+                    // the rest will not cut. Not a move that gives check (mates hide there).
                     if ((qs || prune && tried > 0 && d < 8) && eval + 50 + 100 * d + gain <= a
                         || prune && quiet && quiets > (1 + d * d) >> 1 - improving)
                         && calm

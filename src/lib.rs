@@ -82,6 +82,8 @@ pub struct Board {
     /// Pawns by colour (0 White, 1 Black) and file + 1 (files 0 and 9 stay empty): bit r is a
     /// pawn on rank r.
     pawns: [[u8; 10]; 2],
+    /// Occupied squares by colour (index 1 White, 2 Black: colour / 8): bit s, square s.
+    occ: [u128; 3],
 }
 
 impl Board {
@@ -100,6 +102,7 @@ impl Board {
             phase: 0,
             king: [0; 3],
             pawns: [[0; 10]; 2],
+            occ: [0; 3],
         };
         if f.len() < 4 || f.len() > 6 {
             Err(format!("FEN needs 4 to 6 fields, not {}", f.len()))?
@@ -220,6 +223,7 @@ impl Board {
             self.key ^= z(p as usize * 128 + s); // in or out alike: xor
             self.score += add * PST[p as usize][s]; // the evaluation, kept as pieces move
             self.phase += add * PHASE[p as usize & 7];
+            self.occ[p as usize / 8] ^= 1 << s; // (on or off)
             if p & 7 == 6 {
                 self.king[p as usize / 8] = s; // index 1 White, 2 Black
             }
@@ -273,6 +277,15 @@ impl fmt::Display for Move {
     }
 }
 
+/// The squares of the set bits of `o`, lowest first.
+fn squares(mut o: u128) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let s = o.trailing_zeros() as usize;
+        o &= o.wrapping_sub(1); // the lowest bit off
+        (s < 128).then_some(s)
+    })
+}
+
 /// Step vectors as 0x88 offsets mod 256 (255 is -1, 240 is -16): rook 0..4 (E N W S), bishop 4..8
 /// (NW NE SW SE), queen/king 0..8, knight 8..16.
 const DIRS: [usize; 16] = [
@@ -301,21 +314,26 @@ fn ray(b: &[u8; 128], s: usize, d: usize, slide: bool) -> usize {
     t
 }
 
-/// Is square `s` attacked by colour `them` on board `b`? Looking out from `s`: a pawn or a
-/// knight a step away; a bishop or rook, or a queen, first on its line; a king next door.
-/// Four piece types cover all six: from `s`, their pawn stands where a pawn of ours would capture
-/// (so the steps are those of the colour `them ^ 24`), and the bishop and rook lines also find
-/// their queen (first on the line) and their king (first, one step away).
+/// Is square `s` attacked by colour `them` on board `b`? Looking out from `s` along the eight
+/// lines, the first piece on each: their queen; their rook on a rank or file (i < 4), their
+/// bishop on a diagonal; one step away, their king, or their pawn on a diagonal it captures
+/// along. Then a knight a jump away.
 fn attacked(b: &[u8; 128], s: usize, them: u8) -> bool {
-    // k: pawn, knight, bishop, rook; steps of the colour them ^ 24 (ours)
-    (1..5).any(|k| {
-        steps(k, them ^ 24).iter().any(|&d| {
-            let (t, q) = (ray(b, s, d, k > 2), them | 5);
-            // their piece of type k; on a bishop's or rook's line (k > 2 slides) also their
-            // queen q anywhere, or their king q + 1 one step away
-            t & 0x88 == 0
-                && (b[t] == them | k || k > 2 && (b[t] == q || b[t] == q + 1 && t == s + d & 255))
-        })
+    for (i, &d) in DIRS[..8].iter().enumerate() {
+        let t = ray(b, s, d, true);
+        let p = b[t & 127] ^ them; // their piece: its type (ours or empty: 8 and up, or 0)
+        // their pawn stands up the board from s (DIRS 4, 5) if Black, down (6, 7) if White
+        if t & 0x88 == 0
+            && (p == 5
+                || p == [4, 3][i / 4]
+                || t == s + d & 255 && (p == 6 || p == 1 && i / 2 == 4 - them as usize / 8))
+        {
+            return true;
+        }
+    }
+    DIRS[8..].iter().any(|&d| {
+        let t = s + d & 255;
+        t & 0x88 == 0 && b[t] == them | 2 // their knight
     })
 }
 
@@ -328,11 +346,16 @@ impl Board {
     /// Legal moves; only captures and queen promotions when `noisy` (for quiescence). The list
     /// starts with room for 40 moves, so that perft does not grow it by reallocation.
     pub fn gen(&self, noisy: bool) -> Vec<Move> {
-        self.moves(noisy, Vec::with_capacity(40), self.in_check())
+        let check = self.in_check();
+        let mut v = self.moves(noisy, Vec::with_capacity(40), check);
+        v.retain(|&m| self.safe(m, check));
+        v
     }
 
-    /// gen() into `v`, a used list whose memory the search recycles (no allocation per node);
-    /// `check`: the side to move is in check (the search knows it already).
+    /// Moves that obey the pins, into `v`, a used list whose memory the search recycles (no
+    /// allocation per node); `check`: the side to move is in check (the search knows it
+    /// already). King moves, e.p. and check evasions still need `safe`, which the search asks
+    /// only of the moves it reaches (a cutoff spares the rest).
     fn moves(&self, noisy: bool, mut v: Vec<Move>, check: bool) -> Vec<Move> {
         let (b, us, them, white) = (&self.b, self.side, self.side ^ 24, self.side == 8);
         let king = self.king[us as usize / 8];
@@ -352,11 +375,8 @@ impl Board {
                 })
             }
         };
-        for f in 0..120 {
+        for f in squares(self.occ[us as usize / 8]) {
             let k = b[f] & 7;
-            if b[f] & us == 0 {
-                continue; // empty, enemy, or off the board (always empty)
-            }
             if k == 1 {
                 let t = f + if white { 16 } else { 240 } & 255; // one step forward (240: -16)
                 for c in [t + 1 & 255, t + 255 & 255] {
@@ -423,22 +443,47 @@ impl Board {
             }
         }
         v.retain(|&Move { from: f, to: t, .. }| {
-            let (p, d) = (b[f], pin[f] as usize);
-            let ep = p & 7 == 1 && t == self.ep; // (only a pawn takes e.p.: a piece may go there)
-            if check || p & 7 == 6 || ep {
-                // in check, king moves and e.p. get the full test: make the move and look
-                let mut x = *b;
-                if ep {
-                    x[t ^ 16] = 0; // the pawn taken e.p., behind t
-                }
-                (x[t], x[f]) = (p, 0);
-                return !attacked(&x, if p & 7 == 6 { t } else { king }, them); // our king after it
-            }
             // a pinned piece: t must be on the pin's line, out from the king (seven steps of a
             // line never come back onto the board)
+            let d = pin[f] as usize;
             d == 0 || (1..8).any(|i| king + d * i & 255 == t)
         });
         v
+    }
+
+    /// Does move `m` (from `moves`) leave our king safe? In check, king moves and e.p. get the
+    /// full test; the others obey the pins.
+    fn safe(&self, m: Move, check: bool) -> bool {
+        let p = self.b[m.from] & 7;
+        !(check || p == 6 || p == 1 && m.to == self.ep) || !self.exposed(m, self.side)
+    }
+
+    /// Is the king of colour `c` attacked after move `m`? The move is made on a copy of the
+    /// squares only (cheaper than `after`): the piece (or its promotion), a pawn taken e.p., a
+    /// castling rook (its corner may keep it: no king stands beyond a corner).
+    fn exposed(
+        &self,
+        Move {
+            from: f,
+            to: t,
+            promo,
+        }: Move,
+        c: u8,
+    ) -> bool {
+        let (mut x, p) = (self.b, self.b[f]);
+        if p & 7 == 1 && t == self.ep {
+            x[t ^ 16] = 0; // the pawn taken e.p., behind t
+        }
+        if p & 7 == 6 && f.abs_diff(t) == 2 {
+            x[f + t >> 1] = p - 2; // the rook, on the square the king passed
+        }
+        (x[t], x[f]) = (if promo > 0 { promo | self.side } else { p }, 0);
+        let king = if p == c | 6 {
+            t
+        } else {
+            self.king[c as usize / 8]
+        }; // (moved, or not)
+        attacked(&x, king, c ^ 24)
     }
 
     /// The legal move whose UCI text is `text`, if any.
@@ -594,72 +639,70 @@ impl Board {
         let hit = |c: usize, y: usize| hits[c][y % 8 + 1] >> (y >> 4) & 1 > 0; // y on the board
         let dist = |a: usize, z: usize| (a >> 4).abs_diff(z >> 4).max((a & 7).abs_diff(z & 7));
         let mut t = if self.side == 8 { w[0] } else { -w[0] }; // tempo
-        let mut bishops = [0; 2];
-        for s in 0..120 {
-            let x = b[s];
-            if x == 0 {
-                continue; // empty, or off the board
-            }
-            // type, colour (0 White, 1 Black), the other colour, forward step
-            let (k, c, us) = (x as usize & 7, x as usize / 16, x & 24);
-            let (e, up, v) = (1 - c, [16, 240][c], &mut 0);
-            // rank from the owner's side, file + 1; pawn masks of the file and its neighbours
-            // seen from the owner's side (bit r: a pawn on its rank r)
-            let (r, f) = ((s ^ c * 112) >> 4, s % 8 + 1);
-            let mask = |m: &[u8; 10], i: usize| if c > 0 { m[i].reverse_bits() } else { m[i] };
-            let (own, them) = (&pawns[c], &pawns[e]);
-            if hit(c, s) {
-                *v += w[6 + k]; // defended by a pawn
-            }
-            if k == 1 {
-                *v += w[40] * (mask(own, f) >> r + 1 > 0) as i32 // doubled: another pawn ahead
-                    + w[41] * (own[f - 1] | own[f + 1] == 0) as i32 // isolated
-                    + w[42] * (b[s + 1] == x) as i32; // phalanx (a pawn beside it)
-                if (mask(them, f - 1) | mask(them, f) | mask(them, f + 1)) >> r + 1 == 0 {
-                    // passed: no enemy pawn ahead on its file or the next ones; the square in
-                    // front: occupied? how far are the kings?
-                    let y = s + up & 255;
-                    *v += w[24 + r]
-                        + w[30 + r] * (b[y] > 0) as i32
-                        + w[37] * hit(c, s) as i32
-                        + r as i32
-                            * (w[38] * dist(self.king[c + 1], y) as i32
-                                + w[39] * dist(self.king[2 - c], y) as i32);
+        for c in 0..2 {
+            // colour c (0 White, 1 Black): the other colour, piece colour bit, forward step; the
+            // pawn masks seen from c's side (bit r: a pawn on c's rank r)
+            let (e, us, up, v) = (1 - c, 8 << c as u8, [16, 240][c], &mut 0);
+            let view = |m: [u8; 10]| if c > 0 { m.map(u8::reverse_bits) } else { m };
+            let (own, them, mut bishops) = (view(pawns[c]), view(pawns[e]), 0);
+            for s in squares(self.occ[c + 1]) {
+                // type; rank from c's side, file + 1
+                let (k, r, f) = (b[s] as usize & 7, (s ^ c * 112) >> 4, s % 8 + 1);
+                if hit(c, s) {
+                    *v += w[6 + k]; // defended by a pawn
                 }
-            } else {
-                bishops[c] += (k == 3) as i32;
-                if k < 6 && hit(e, s) {
-                    *v += w[23 + (us != self.side) as usize]; // attacked by a pawn
-                }
-                if own[f] == 0 {
-                    *v += w[11 + k + 5 * (them[f] == 0) as usize]; // half-open, open file
-                }
-                for &d in steps(k as u8, us) {
-                    let mut y = s;
-                    loop {
-                        y = y + d & 255;
-                        if y & 0x88 > 0 || b[y] & us > 0 {
-                            break;
+                if k == 1 {
+                    *v += w[40] * (own[f] >> r + 1 > 0) as i32 // doubled: another pawn ahead
+                        + w[41] * (own[f - 1] | own[f + 1] == 0) as i32 // isolated
+                        + w[42] * (b[s + 1] == b[s]) as i32; // phalanx (a pawn beside it)
+                    if (them[f - 1] | them[f] | them[f + 1]) >> r + 1 == 0 {
+                        // passed: no enemy pawn ahead on its file or the next ones; the square in
+                        // front: occupied? how far are the kings?
+                        let y = s + up & 255;
+                        *v += w[24 + r]
+                            + w[30 + r] * (b[y] > 0) as i32
+                            + w[37] * hit(c, s) as i32
+                            + r as i32
+                                * (w[38] * dist(self.king[c + 1], y) as i32
+                                    + w[39] * dist(self.king[2 - c], y) as i32);
+                    }
+                } else {
+                    bishops += (k == 3) as i32;
+                    if k < 6 && hit(e, s) {
+                        *v += w[23 + (us != self.side) as usize]; // attacked by a pawn
+                    }
+                    if own[f] == 0 {
+                        *v += w[11 + k + 5 * (them[f] == 0) as usize]; // half-open, open file
+                    }
+                    // mobility: the squares reached that no enemy pawn guards
+                    let mut n = 0;
+                    for &d in steps(k as u8, us) {
+                        let mut y = s;
+                        loop {
+                            y = y + d & 255;
+                            if y & 0x88 > 0 || b[y] & us > 0 {
+                                break;
+                            }
+                            n += !hit(e, y) as i32;
+                            if b[y] > 0 || k == 2 {
+                                break;
+                            }
                         }
-                        if !hit(e, y) {
-                            *v += w[k]; // mobility: a square that no enemy pawn guards
-                        }
-                        if b[y] > 0 || k == 2 {
-                            break;
+                    }
+                    *v += w[k] * n;
+                    if k == 6 {
+                        // pawn shield: own pawns on the three files, one and two ranks ahead
+                        for m in &own[f - 1..=f + 1] {
+                            let m = m >> r; // (r + 2 could shift a byte by 9)
+                            *v += w[43] * (m >> 1 & 1) as i32 + w[44] * (m >> 2 & 1) as i32;
                         }
                     }
                 }
-                if k == 6 {
-                    // pawn shield: own pawns on the three files, one and two ranks ahead
-                    for i in f - 1..=f + 1 {
-                        let m = mask(own, i) >> r;
-                        *v += w[43] * (m >> 1 & 1) as i32 + w[44] * (m >> 2 & 1) as i32;
-                    }
-                }
             }
+            *v += w[1] * (bishops > 1) as i32; // bishop pair
             t += if c > 0 { -*v } else { *v };
         }
-        t + w[1] * ((bishops[0] > 1) as i32 - (bishops[1] > 1) as i32) // bishop pair
+        t
     }
 }
 
@@ -939,14 +982,12 @@ impl Engine {
         let mut moves = b.moves(qs, moves, check);
         let mut best = 0; // the node's score (the last iteration's best)
         'node: {
-            if moves.is_empty() || b.half > 99 && ply > 0 {
-                // mated, stalemated, or in check on the 100th move: mate beats the fifty-move rule
-                best = if qs {
-                    eval
-                } else if check && moves.is_empty() {
-                    ply as i32 - MATE
-                } else {
+            if b.half > 99 && ply > 0 {
+                // in check on the 100th move: mate beats the fifty-move rule
+                best = if moves.iter().any(|&m| b.safe(m, check)) {
                     0
+                } else {
+                    ply as i32 - MATE
                 };
                 break 'node;
             }
@@ -977,24 +1018,24 @@ impl Engine {
                     order.swap(i, j);
                     let (m, victim) = (moves[i], b.b[moves[i].to] as usize & 7);
                     let quiet = victim + m.promo as usize == 0;
-                    if ply == 0 && self.skip.contains(&m) {
-                        continue; // MultiPV: a root move of a line found already
+                    if ply == 0 && self.skip.contains(&m) || !b.safe(m, check) {
+                        continue; // MultiPV: a root move of a line found already; or illegal
                     }
                     // the most this move can gain: the victim, or a promotion's new piece
                     let gain = WORTH[victim] + WORTH[m.promo as usize];
-                    // the child board, made before the pruning test: calm, the move gives no check
-                    let c = b.after(m);
-                    let calm = !c.in_check();
                     // Futility (quiescence: delta pruning): near the leaves, a move that cannot
                     // win back enough to lift a lost cause is skipped; late-move pruning: past
                     // (1 + d * d) >> (1 - improving) quiet moves (half as many when not improving),
                     // the rest will not cut. Not a move that gives check (mates hide there).
                     if ((qs || prune && tried > 0 && d < 8) && eval + 50 + 100 * d + gain <= a
                         || prune && quiet && quiets > (1 + d * d) >> 1 - improving)
-                        && calm
+                        && !b.exposed(m, b.side ^ 24)
                     {
                         continue;
                     }
+                    // the child board; calm: the move gives no check
+                    let c = b.after(m);
+                    let calm = !c.in_check();
                     let h = self.history[b.b[m.from] as usize][m.to];
                     // PVS: the first move gets the full window, the others a null window, late
                     // quiet moves also at reduced depth (LMR); a surprise is searched again
@@ -1049,6 +1090,9 @@ impl Engine {
                         }
                         break;
                     }
+                }
+                if tried < 1 && !qs {
+                    best = if check { ply as i32 - MATE } else { 0 }; // no legal move: mated, stalemated
                 }
                 // replace another position's entry unless this is a quiescence store and it
                 // holds a real search; this one's if searched as deep

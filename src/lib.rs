@@ -322,7 +322,7 @@ fn attacked(b: &[u8; 128], s: usize, them: u8) -> bool {
     for (i, &d) in DIRS[..8].iter().enumerate() {
         let t = ray(b, s, d, true);
         let p = b[t & 127] ^ them; // their piece: its type (ours or empty: 8 and up, or 0)
-        // their pawn stands up the board from s (DIRS 4, 5) if Black, down (6, 7) if White
+                                   // their pawn stands up the board from s (DIRS 4, 5) if Black, down (6, 7) if White
         if t & 0x88 == 0
             && (p == 5
                 || p == [4, 3][i / 4]
@@ -926,16 +926,14 @@ impl Engine {
         self.keys.push(b.key);
         let depth = depth.max(0) + check as i32; // check extension
         let (pv, slot) = (beta - alpha > 1, b.key as usize % self.tt.len()); // pv: open window
-        let e = self.tt[slot];
-        let (hit, s, qs) = (
-            e.key == b.key,
-            ply_adjust(e.score.into(), -(ply as i32)), // mates: from the root
-            depth < 1,
-        );
-        // Hash cut: outside PV nodes a deep enough entry cuts if its bound covers the side of the
-        // window its score is on. The test supplies the bit a bound lacks: LOWER (2) if s <= alpha,
-        // UPPER (1) if s >= beta; 3 means EXACT, an UPPER bound at or below alpha (fail low) or a
-        // LOWER bound at or above beta (fail high).
+        let (e, hit) = (self.tt[slot], self.tt[slot].key == b.key);
+        // internal iterative reduction: a node new to the table starts a ply shallower
+        let depth = depth - (!hit && depth > 3) as i32;
+        let (s, qs) = (ply_adjust(e.score.into(), -(ply as i32)), depth < 1); // mates: from the root
+                                                                              // Hash cut: outside PV nodes a deep enough entry cuts if its bound covers the side of the
+                                                                              // window its score is on. The test supplies the bit a bound lacks: LOWER (2) if s <= alpha,
+                                                                              // UPPER (1) if s >= beta; 3 means EXACT, an UPPER bound at or below alpha (fail low) or a
+                                                                              // LOWER bound at or above beta (fail high).
         if hit
             && !pv
             && e.depth as i32 >= depth
@@ -1004,9 +1002,16 @@ impl Engine {
             );
             let mut best_move = e.mv; // (packed; from another position if no hit: harmless)
 
-            // Pass 2: deepen from one past what the hash table knows up to `depth` (quiescence:
-            // one pass at 0), each iteration trying the previous one's best move first.
-            for d in if hit { e.depth as i32 + 1 } else { 1 }.min(depth)..=depth {
+            // Pass 2: deepen up to `depth` from one past what the hash table knows, at most two
+            // plies below (none known: from 1; quiescence: one pass at 0), each iteration trying
+            // the previous one's best move first.
+            for d in if hit {
+                (e.depth as i32 + 1).max(depth - 2)
+            } else {
+                1
+            }
+            .min(depth)..=depth
+            {
                 if let Some(i) = moves.iter().position(|&m| m.pack() == best_move) {
                     order[i] = 1 << 30 | d; // tried first; | d: above older passes' best moves
                 }
@@ -1024,13 +1029,19 @@ impl Engine {
                     // the most this move can gain: the victim, or a promotion's new piece
                     let gain = WORTH[victim] + WORTH[m.promo as usize];
                     // Futility (quiescence: delta pruning): near the leaves, a move that cannot
-                    // win back enough to lift a lost cause is skipped; late-move pruning: past
-                    // (1 + d * d) >> (1 - improving) quiet moves (half as many when not improving),
-                    // the rest will not cut. Not a move that gives check (mates hide there).
-                    if ((qs || prune && tried > 0 && d < 8) && eval + 50 + 100 * d + gain <= a
-                        || prune && quiet && quiets > (1 + d * d) >> 1 - improving)
-                        && !b.exposed(m, b.side ^ 24)
+                    // win back enough to lift a lost cause is skipped, unless it gives check
+                    // (mates hide there); in quiescence the captures after it gain no more (MVV
+                    // order), so they go too. Late-move pruning: past (1 + d * d) >> (1 -
+                    // improving) quiet moves (half as many when not improving), the rest
+                    // (quiet too) will not cut.
+                    let futile =
+                        (qs || prune && tried > 0 && d < 8) && eval + 50 + 100 * d + gain <= a;
+                    if futile && qs && i > 0
+                        || prune && quiet && quiets > (1 + d * d) >> 1 - improving
                     {
+                        break; // (the first move may be the hash move, out of order)
+                    }
+                    if futile && !b.exposed(m, b.side ^ 24) {
                         continue;
                     }
                     // the child board; calm: the move gives no check
@@ -1040,7 +1051,8 @@ impl Engine {
                     // PVS: the first move gets the full window, the others a null window, late
                     // quiet moves also at reduced depth (LMR); a surprise is searched again
                     let r = if d > 2 && tried > 1 && quiet {
-                        (((d as f32).ln() * (tried as f32).ln() / 2.) as i32 + !pv as i32
+                        (((d as f32).ln() * (tried as f32).ln() / if pv { 2. } else { 1.5 }) as i32
+                            + !pv as i32
                             - improving
                             - h / 256
                             - !calm as i32)
@@ -1078,7 +1090,7 @@ impl Engine {
                             // a quiet move cut off: remember it as killer; its history goes up,
                             // that of the quiet moves tried before it down
                             for q in &moves[..=i] {
-                                if b.b[q.to] == 0 && q.promo == 0 {
+                                if b.b[q.to] == 0 && q.promo == 0 && b.safe(*q, check) {
                                     // (bounded by +-512: the nearer a bound, the smaller the step)
                                     let h = &mut self.history[b.b[q.from] as usize][q.to];
                                     *h += if *q == m { d * d } else { -d * d } - *h * d * d / 512;

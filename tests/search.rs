@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Depth for the mate-in-2 suite: 3 plies plus check extensions suffice in principle.
-const MATE2_DEPTH: i32 = 9;
+const MATE2_DEPTH: i32 = 10;
 
 fn board(fen: &str) -> Board {
     Board::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))

@@ -13,7 +13,7 @@
 #![allow(clippy::precedence, clippy::type_complexity)]
 
 use std::sync::{
-    atomic::{AtomicBool, Ordering::Relaxed},
+    atomic::{AtomicBool, AtomicU64, Ordering::Relaxed},
     Arc,
 };
 use std::{fmt, time::Instant};
@@ -258,9 +258,9 @@ pub struct Move {
 }
 
 impl Move {
-    /// The move in 3 bytes, for the hash table.
-    fn pack(self) -> [u8; 3] {
-        [self.from as u8, self.to as u8, self.promo]
+    /// The move in 3 bytes (from, to, promotion), for the hash table.
+    fn pack(self) -> u64 {
+        (self.from | self.to << 8) as u64 | (self.promo as u64) << 16
     }
 }
 
@@ -459,30 +459,17 @@ impl Board {
     }
 
     /// Is the king of colour `c` attacked after move `m`? The move is made on a copy of the
-    /// squares only (cheaper than `after`): the piece (or its promotion), a pawn taken e.p., a
-    /// castling rook (its corner may keep it: no king stands beyond a corner).
-    fn exposed(
-        &self,
-        Move {
-            from: f,
-            to: t,
-            promo,
-        }: Move,
-        c: u8,
-    ) -> bool {
+    /// squares only (cheaper than `after`): the piece, and a pawn taken e.p. (A castling rook
+    /// and a promotion's new piece are left out: this tests our king after the move, where they
+    /// change nothing, and whether a move about to be pruned gives check, where a rare miss
+    /// only prunes it.)
+    fn exposed(&self, Move { from: f, to: t, .. }: Move, c: u8) -> bool {
         let (mut x, p) = (self.b, self.b[f]);
         if p & 7 == 1 && t == self.ep {
             x[t ^ 16] = 0; // the pawn taken e.p., behind t
         }
-        if p & 7 == 6 && f.abs_diff(t) == 2 {
-            x[f + t >> 1] = p - 2; // the rook, on the square the king passed
-        }
-        (x[t], x[f]) = (if promo > 0 { promo | self.side } else { p }, 0);
-        let king = if p == c | 6 {
-            t
-        } else {
-            self.king[c as usize / 8]
-        }; // (moved, or not)
+        (x[t], x[f]) = (p, 0);
+        let king = [t, self.king[c as usize / 8]][(p != c | 6) as usize]; // moved, or not
         attacked(&x, king, c ^ 24)
     }
 
@@ -642,24 +629,24 @@ impl Board {
         for c in 0..2 {
             // colour c (0 White, 1 Black): the other colour, piece colour bit, forward step; the
             // pawn masks seen from c's side (bit r: a pawn on c's rank r)
-            let (e, us, up, v) = (1 - c, 8 << c as u8, [16, 240][c], &mut 0);
+            let (e, us, up, mut v) = (1 - c, 8 << c as u8, [16, 240][c], 0);
             let view = |m: [u8; 10]| if c > 0 { m.map(u8::reverse_bits) } else { m };
             let (own, them, mut bishops) = (view(pawns[c]), view(pawns[e]), 0);
             for s in squares(self.occ[c + 1]) {
                 // type; rank from c's side, file + 1
                 let (k, r, f) = (b[s] as usize & 7, (s ^ c * 112) >> 4, s % 8 + 1);
                 if hit(c, s) {
-                    *v += w[6 + k]; // defended by a pawn
+                    v += w[6 + k]; // defended by a pawn
                 }
                 if k == 1 {
-                    *v += w[40] * (own[f] >> r + 1 > 0) as i32 // doubled: another pawn ahead
+                    v += w[40] * (own[f] >> r + 1 > 0) as i32 // doubled: another pawn ahead
                         + w[41] * (own[f - 1] | own[f + 1] == 0) as i32 // isolated
                         + w[42] * (b[s + 1] == b[s]) as i32; // phalanx (a pawn beside it)
                     if (them[f - 1] | them[f] | them[f + 1]) >> r + 1 == 0 {
                         // passed: no enemy pawn ahead on its file or the next ones; the square in
                         // front: occupied? how far are the kings?
                         let y = s + up & 255;
-                        *v += w[24 + r]
+                        v += w[24 + r]
                             + w[30 + r] * (b[y] > 0) as i32
                             + w[37] * hit(c, s) as i32
                             + r as i32
@@ -669,10 +656,10 @@ impl Board {
                 } else {
                     bishops += (k == 3) as i32;
                     if k < 6 && hit(e, s) {
-                        *v += w[23 + (us != self.side) as usize]; // attacked by a pawn
+                        v += w[23 + (us != self.side) as usize]; // attacked by a pawn
                     }
                     if own[f] == 0 {
-                        *v += w[11 + k + 5 * (them[f] == 0) as usize]; // half-open, open file
+                        v += w[11 + k + 5 * (them[f] == 0) as usize]; // half-open, open file
                     }
                     // mobility: the squares reached that no enemy pawn guards
                     let mut n = 0;
@@ -689,18 +676,18 @@ impl Board {
                             }
                         }
                     }
-                    *v += w[k] * n;
+                    v += w[k] * n;
                     if k == 6 {
                         // pawn shield: own pawns on the three files, one and two ranks ahead
                         for m in &own[f - 1..=f + 1] {
                             let m = m >> r; // (r + 2 could shift a byte by 9)
-                            *v += w[43] * (m >> 1 & 1) as i32 + w[44] * (m >> 2 & 1) as i32;
+                            v += w[43] * (m >> 1 & 1) as i32 + w[44] * (m >> 2 & 1) as i32;
                         }
                     }
                 }
             }
-            *v += w[1] * (bishops > 1) as i32; // bishop pair
-            t += if c > 0 { -*v } else { *v };
+            v += w[1] * (bishops > 1) as i32; // bishop pair
+            t += if c > 0 { -v } else { v };
         }
         t
     }
@@ -710,18 +697,12 @@ impl Board {
 // Iterative deepening over the root moves (`think`, aspiration windows, MultiPV) and one
 // recursive negamax below (`search`) that also runs the quiescence search.
 
-/// One hash-table slot, 16 bytes: a position's key, best move (from, to, promotion), bound,
-/// draft and score.
-#[derive(Clone, Copy, Default)]
-struct Entry {
-    key: u64,
-    mv: [u8; 3],
-    /// Which side of the true score `score` is, in two bits: 1 UPPER (true <= score: no move
-    /// reached beta), 2 LOWER (true >= score: a move beat alpha), 3 EXACT (both).
-    bound: u8,
-    depth: i16,
-    score: i16,
-}
+/// One hash-table slot, 16 bytes: the position's key xor the data, then the data: score (bits
+/// 0..16, an i16), draft (16..24), bound (24..26) and best move (32..56, `Move::pack`). The
+/// bound says which side of the true score the score is: 1 UPPER (true <= score: no move
+/// reached beta), 2 LOWER (true >= score: a move beat alpha), 3 EXACT (both). Threads share the
+/// table without locks: a slot torn by two writes at once fails the key test (the xor).
+type Slot = [AtomicU64; 2];
 
 /// When to stop: plies, nodes, and milliseconds (soft: start no new iteration; hard: abort);
 /// and how many best lines to find (MultiPV).
@@ -764,7 +745,11 @@ pub struct Info {
 /// The searcher: hash table, limits, counters and what the search learns as it goes.
 #[derive(Default)]
 pub struct Engine {
-    tt: Vec<Entry>,
+    tt: Arc<Vec<Slot>>,
+    /// Nodes of this search, of all the threads that share it (Lazy SMP), added 1024 at a time.
+    pub count: Arc<AtomicU64>,
+    /// Plies added to every iteration: a helper thread's, so that it does not walk in step.
+    skew: i32,
     /// Set from outside (or by the limits) to stop the search.
     pub stop: Arc<AtomicBool>,
     /// Called after every completed root iteration, once per line (MultiPV), best first.
@@ -820,9 +805,22 @@ impl Engine {
 
     /// Empties the hash table and gives it `mb` megabytes; forgets the history (a new game).
     pub fn resize(&mut self, mb: usize) {
-        self.tt = vec![Entry::default(); mb << 16]; // 16-byte entries: 2^16 to a megabyte
+        self.tt = Arc::new((0..mb << 16).map(|_| Slot::default()).collect()); // 2^16 to a MB
         self.history = vec![[0; 128]; 23];
         self.eval_cache = vec![(0, 0); 1 << 16];
+    }
+
+    /// Nodes searched so far by all the threads (exact with one).
+    fn total(&self) -> u64 {
+        self.count.load(Relaxed) + self.nodes % 1024
+    }
+
+    /// A helper thread's searcher (Lazy SMP): this one's hash table and node count, its own
+    /// history, killers and lists; `skew` plies deeper in every iteration.
+    pub fn helper(&self, skew: i32) -> Engine {
+        let mut e = Engine::new(0); // (a table of 0 slots: replaced by this one's)
+        (e.tt, e.count, e.skew) = (self.tt.clone(), self.count.clone(), skew);
+        e
     }
 
     /// Milliseconds since the search started.
@@ -838,6 +836,7 @@ impl Engine {
         (self.keys, self.game, self.pv) = (history.to_vec(), history.len(), vec![vec![]; 128]);
         (self.killers, self.evals) = (vec![Default::default(); 128], vec![0; 128]);
         self.lists = vec![Default::default(); 128];
+        self.count.store(0, Relaxed);
         self.history.iter_mut().flatten().for_each(|h| *h /= 2); // older lessons fade
         let (moves, check) = (b.gen(false), b.in_check());
         let mut lines = vec![Info::default(); lim.multipv.clamp(1, moves.len().max(1))];
@@ -847,7 +846,14 @@ impl Engine {
                 // aspiration: look near the last iteration's score, widen on a miss
                 let (mut g, mut w) = (line.score, if d > 3 { 25 } else { MATE });
                 loop {
-                    let s = self.search(b, (g - w).max(-MATE), (g + w).min(MATE), d, 0, check);
+                    let s = self.search(
+                        b,
+                        (g - w).max(-MATE),
+                        (g + w).min(MATE),
+                        d + self.skew,
+                        0,
+                        check,
+                    );
                     if !self.pv[0].is_empty() {
                         // a move beat alpha: a search stopped even now plays it, with this line
                         (line.score, line.pv) = (self.root, self.pv[0].clone());
@@ -884,8 +890,13 @@ impl Engine {
 
     /// Fills in the counters and clocks of a line.
     fn stamp(&self, i: &mut Info) {
-        (i.nodes, i.seldepth, i.ms) = (self.nodes, self.seldepth, self.ms());
-        i.hashfull = self.tt.iter().take(1000).filter(|e| e.key > 0).count();
+        (i.nodes, i.seldepth, i.ms) = (self.total(), self.seldepth, self.ms());
+        i.hashfull = self
+            .tt
+            .iter()
+            .take(1000)
+            .filter(|e| e[1].load(Relaxed) > 0)
+            .count();
     }
 
     /// Negamax alpha-beta, fail-soft, with internal iterative deepening in every node.
@@ -904,7 +915,10 @@ impl Engine {
             return 0; // (counting no node)
         }
         (self.nodes, self.seldepth) = (self.nodes + 1, self.seldepth.max(ply));
-        if self.nodes >= self.lim.nodes || self.nodes & 1023 == 0 && self.ms() >= self.lim.hard {
+        if self.nodes % 1024 == 0 {
+            self.count.fetch_add(1024, Relaxed); // (the threads' sum)
+        }
+        if self.total() >= self.lim.nodes || self.nodes % 1024 == 0 && self.ms() >= self.lim.hard {
             self.stop.store(true, Relaxed);
             return 0;
         }
@@ -926,18 +940,22 @@ impl Engine {
         self.keys.push(b.key);
         let depth = depth.max(0) + check as i32; // check extension
         let (pv, slot) = (beta - alpha > 1, b.key as usize % self.tt.len()); // pv: open window
-        let (e, hit) = (self.tt[slot], self.tt[slot].key == b.key);
+                                                                             // the entry: its data (see Slot); hit: it is this position's
+        let e = self.tt[slot][1].load(Relaxed);
+        let (hit, draft, bound) = (
+            self.tt[slot][0].load(Relaxed) ^ e == b.key,
+            (e >> 16 & 255) as i32,
+            e >> 24 & 3,
+        );
         // internal iterative reduction: a node new to the table starts a ply shallower
         let depth = depth - (!hit && depth > 3) as i32;
-        let (s, qs) = (ply_adjust(e.score.into(), -(ply as i32)), depth < 1); // mates: from the root
-                                                                              // Hash cut: outside PV nodes a deep enough entry cuts if its bound covers the side of the
-                                                                              // window its score is on. The test supplies the bit a bound lacks: LOWER (2) if s <= alpha,
-                                                                              // UPPER (1) if s >= beta; 3 means EXACT, an UPPER bound at or below alpha (fail low) or a
-                                                                              // LOWER bound at or above beta (fail high).
-        if hit
-            && !pv
-            && e.depth as i32 >= depth
-            && e.bound | (s <= alpha) as u8 * 2 | (s >= beta) as u8 == 3
+        let (s, qs) = (ply_adjust(e as i16 as i32, -(ply as i32)), depth < 1); // (mates: from the root)
+
+        // Hash cut: outside PV nodes a deep enough entry cuts if its bound covers the side of the
+        // window its score is on. The test supplies the bit a bound lacks: LOWER (2) if s <= alpha,
+        // UPPER (1) if s >= beta; 3 means EXACT, an UPPER bound at or below alpha (fail low) or a
+        // LOWER bound at or above beta (fail high).
+        if hit && !pv && draft >= depth && bound | (s <= alpha) as u64 * 2 | (s >= beta) as u64 == 3
         {
             return s;
         }
@@ -949,7 +967,7 @@ impl Engine {
         // improving: better than two plies ago, when this side was last to move
         let improving = (ply > 1 && eval > self.evals[ply - 2]) as i32;
         self.evals[ply] = eval;
-        if hit && e.bound & if s > eval { 2 } else { 1 } > 0 {
+        if hit && bound & if s > eval { 2 } else { 1 } > 0 {
             eval = s; // LOWER above eval, UPPER below it: the hash score is truer
         }
         if qs && eval >= beta {
@@ -960,13 +978,11 @@ impl Engine {
             return eval; // reverse futility: too far above beta for a shallow search to matter
         }
         // Null move: if passing still leaves us at or above beta at reduced depth, cut off. Not
-        // without a piece (zugzwang is common then).
+        // without a piece, type 2..5 (zugzwang is common then; a king's 6 % 6 is 0).
         if prune
             && depth > 2
             && eval >= beta
-            && b.b
-                .iter()
-                .any(|&p| p & b.side > 0 && p & 7 > 1 && p & 7 < 6)
+            && b.b.iter().any(|&p| p & b.side > 0 && p % 8 % 6 > 1)
         {
             let r = 4 + depth / 5 + ((eval - beta) / 196).min(3); // deeper, or far above beta: more
             let s = -self.search(&b.null(), -beta, 1 - beta, depth - r, ply + 1, false);
@@ -980,15 +996,6 @@ impl Engine {
         let mut moves = b.moves(qs, moves, check);
         let mut best = 0; // the node's score (the last iteration's best)
         'node: {
-            if b.half > 99 && ply > 0 {
-                // in check on the 100th move: mate beats the fifty-move rule
-                best = if moves.iter().any(|&m| b.safe(m, check)) {
-                    0
-                } else {
-                    ply as i32 - MATE
-                };
-                break 'node;
-            }
             order.clear();
             order.extend(
                 moves
@@ -1000,18 +1007,12 @@ impl Engine {
                         victim => (1 << 20) + victim * 8 - (b.b[m.from] & 7) as i32, // MVV/LVA
                     }),
             );
-            let mut best_move = e.mv; // (packed; from another position if no hit: harmless)
+            let mut best_move = e >> 32; // (packed; from another position if no hit: harmless)
 
             // Pass 2: deepen up to `depth` from one past what the hash table knows, at most two
             // plies below (none known: from 1; quiescence: one pass at 0), each iteration trying
             // the previous one's best move first.
-            for d in if hit {
-                (e.depth as i32 + 1).max(depth - 2)
-            } else {
-                1
-            }
-            .min(depth)..=depth
-            {
+            for d in if hit { (draft + 1).max(depth - 2) } else { 1 }.min(depth)..=depth {
                 if let Some(i) = moves.iter().position(|&m| m.pack() == best_move) {
                     order[i] = 1 << 30 | d; // tried first; | d: above older passes' best moves
                 }
@@ -1103,21 +1104,32 @@ impl Engine {
                         break;
                     }
                 }
-                if tried < 1 && !qs {
-                    best = if check { ply as i32 - MATE } else { 0 }; // no legal move: mated, stalemated
+                // no legal move: mated or stalemated; or in check on the 100th move (without
+                // check it is a draw already): mate beats the fifty-move rule, else a draw, which
+                // the table does not keep (the key has no clock)
+                if !qs && (tried < 1 || b.half > 99 && ply > 0) {
+                    best = if check && tried < 1 {
+                        ply as i32 - MATE
+                    } else {
+                        0
+                    };
+                    if b.half > 99 {
+                        break 'node;
+                    }
                 }
                 // replace another position's entry unless this is a quiescence store and it
                 // holds a real search; this one's if searched as deep
-                let old = self.tt[slot];
-                if d >= old.depth.into() || old.key != b.key && d > 0 {
-                    self.tt[slot] = Entry {
-                        key: b.key,
-                        mv: best_move,
-                        // LOWER if best > alpha, UPPER if best < beta: both, EXACT
-                        bound: (best > alpha) as u8 * 2 + (best < beta) as u8,
-                        depth: d as i16,
-                        score: ply_adjust(best, ply as i32) as i16, // mates: from this node
-                    };
+                let [k, x] = &self.tt[slot];
+                let old = x.load(Relaxed);
+                if d >= (old >> 16 & 255) as i32 || k.load(Relaxed) ^ old != b.key && d > 0 {
+                    // score (mates: from this node), draft, bound (LOWER if best > alpha, UPPER if
+                    // best < beta: both, EXACT), move
+                    let new = ply_adjust(best, ply as i32) as u16 as u64
+                        | (d as u64) << 16
+                        | ((best > alpha) as u64 * 2 + (best < beta) as u64) << 24
+                        | best_move << 32;
+                    k.store(b.key ^ new, Relaxed);
+                    x.store(new, Relaxed);
                 }
             }
         }

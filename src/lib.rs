@@ -304,11 +304,10 @@ fn steps(k: u8, side: u8) -> &'static [usize] {
     }]
 }
 
-/// The first square from `s` along step `d` (for a leaper: the next one) that is occupied or off
-/// the board.
-fn ray(b: &[u8; 128], s: usize, d: usize, slide: bool) -> usize {
+/// The first square from `s` along step `d` that is occupied or off the board.
+fn ray(b: &[u8; 128], s: usize, d: usize) -> usize {
     let mut t = s + d & 255; // (s + d) & 255: a step down wraps mod 256
-    while slide && t & 0x88 == 0 && b[t] == 0 {
+    while t & 0x88 == 0 && b[t] == 0 {
         t = t + d & 255;
     }
     t
@@ -320,9 +319,10 @@ fn ray(b: &[u8; 128], s: usize, d: usize, slide: bool) -> usize {
 /// along. Then a knight a jump away.
 fn attacked(b: &[u8; 128], s: usize, them: u8) -> bool {
     for (i, &d) in DIRS[..8].iter().enumerate() {
-        let t = ray(b, s, d, true);
-        let p = b[t & 127] ^ them; // their piece: its type (ours or empty: 8 and up, or 0)
-                                   // their pawn stands up the board from s (DIRS 4, 5) if Black, down (6, 7) if White
+        let t = ray(b, s, d);
+        // their piece: its type (ours or empty: 8 and up, or 0); their pawn stands up the board
+        // from s (DIRS 4, 5) if Black, down (6, 7) if White
+        let p = b[t & 127] ^ them;
         if t & 0x88 == 0
             && (p == 5
                 || p == [4, 3][i / 4]
@@ -428,8 +428,8 @@ impl Board {
         let mut pin = [0u8; 128];
         for (i, &d) in DIRS[..8].iter().enumerate() {
             // the first piece out from the king, and the next
-            let s = ray(b, king, d, true);
-            let t = ray(b, s, d, true);
+            let s = ray(b, king, d);
+            let t = ray(b, s, d);
             let k = b[t & 127] & 7;
             // an own piece, then an enemy slider moving along the line: a queen, a rook on a rank
             // or file (i < 4), a bishop on a diagonal (t & 127: in range when t is off the board)
@@ -469,8 +469,12 @@ impl Board {
             x[t ^ 16] = 0; // the pawn taken e.p., behind t
         }
         (x[t], x[f]) = (p, 0);
-        let king = [t, self.king[c as usize / 8]][(p != c | 6) as usize]; // moved, or not
-        attacked(&x, king, c ^ 24)
+        // the king: moved, or not
+        attacked(
+            &x,
+            [t, self.king[c as usize / 8]][(p != c | 6) as usize],
+            c ^ 24,
+        )
     }
 
     /// The legal move whose UCI text is `text`, if any.
@@ -747,7 +751,7 @@ pub struct Info {
 pub struct Engine {
     tt: Arc<Vec<Slot>>,
     /// Nodes of this search, of all the threads that share it (Lazy SMP), added 1024 at a time.
-    pub count: Arc<AtomicU64>,
+    count: Arc<AtomicU64>,
     /// Plies added to every iteration: a helper thread's, so that it does not walk in step.
     skew: i32,
     /// Set from outside (or by the limits) to stop the search.
@@ -785,11 +789,7 @@ pub struct Engine {
 /// Mate scores (within 999 of `MATE`) are stored as distance from the node, read back as distance
 /// from the root: `ply` is added on the way in, subtracted on the way out.
 fn ply_adjust(s: i32, ply: i32) -> i32 {
-    s + if s.abs() > MATE - 999 {
-        s.signum() * ply
-    } else {
-        0
-    }
+    s + (s.abs() > MATE - 999) as i32 * s.signum() * ply
 }
 
 /// Rough piece values (end game) for the gain of a capture or promotion, by type.
@@ -915,10 +915,12 @@ impl Engine {
             return 0; // (counting no node)
         }
         (self.nodes, self.seldepth) = (self.nodes + 1, self.seldepth.max(ply));
-        if self.nodes % 1024 == 0 {
-            self.count.fetch_add(1024, Relaxed); // (the threads' sum)
+        // every 1024 nodes: add them to the threads' sum, look at the clock
+        let tick = self.nodes & 1023 < 1;
+        if tick {
+            self.count.fetch_add(1024, Relaxed);
         }
-        if self.total() >= self.lim.nodes || self.nodes % 1024 == 0 && self.ms() >= self.lim.hard {
+        if self.total() >= self.lim.nodes || tick && self.ms() >= self.lim.hard {
             self.stop.store(true, Relaxed);
             return 0;
         }
@@ -938,9 +940,10 @@ impl Engine {
             return 0; // (ply 100: deeper than any real line; the tables end at 128)
         }
         self.keys.push(b.key);
-        let depth = depth.max(0) + check as i32; // check extension
-        let (pv, slot) = (beta - alpha > 1, b.key as usize % self.tt.len()); // pv: open window
-                                                                             // the entry: its data (see Slot); hit: it is this position's
+        // check extension
+        let depth = depth.max(0) + check as i32;
+        // pv: an open window; the entry: its data (see Slot); hit: it is this position's
+        let (pv, slot) = (beta - alpha > 1, b.key as usize % self.tt.len());
         let e = self.tt[slot][1].load(Relaxed);
         let (hit, draft, bound) = (
             self.tt[slot][0].load(Relaxed) ^ e == b.key,
@@ -1108,11 +1111,7 @@ impl Engine {
                 // check it is a draw already): mate beats the fifty-move rule, else a draw, which
                 // the table does not keep (the key has no clock)
                 if !qs && (tried < 1 || b.half > 99 && ply > 0) {
-                    best = if check && tried < 1 {
-                        ply as i32 - MATE
-                    } else {
-                        0
-                    };
+                    best = (check && tried < 1) as i32 * (ply as i32 - MATE);
                     if b.half > 99 {
                         break 'node;
                     }

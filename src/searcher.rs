@@ -1,5 +1,7 @@
 //! The engine on a search thread of its own: a search runs there while the main thread keeps
 //! reading input, reports its lines as it deepens, and says when it is done (Event::Done).
+//! With more than one thread (Lazy SMP), helper engines search the same position on threads
+//! of their own, sharing the hash table, until the main engine's search ends.
 
 use crate::game::Game;
 use crate::input::Event;
@@ -15,16 +17,26 @@ use std::thread::{self, JoinHandle};
 pub const HASH_MB: usize = 16;
 /// The most lines (MultiPV) UCI and xboard offer: more than any position has legal moves.
 pub const MAX_MULTIPV: usize = 256;
+/// The most search threads UCI's `Threads`, xboard's `cores` and the terminal's `threads` take.
+pub const MAX_THREADS: usize = 256;
 
 /// What the search thread does with its result before it hands the engine back: the move,
 /// its info, and whether a strength level picked it (then the info is that of the line picked,
 /// from a completed iteration, and it need not be the best line).
 pub type Done = Box<dyn FnOnce(Option<Move>, &Info, bool) + Send>;
 
+/// What a search thread hands back when joined: the engine, its helpers, the move and info.
+type Back = (Engine, Vec<Engine>, Option<Move>, Info);
+
 /// The engine: idle at home, or away on a search thread that hands it back when joined.
 pub struct Searcher {
     home: Option<Engine>,
-    away: Option<JoinHandle<(Engine, Option<Move>, Info)>>,
+    /// The helpers of Lazy SMP, `threads - 1` of them, sharing the home engine's hash table
+    /// and node count; idle here, or away with the engine.
+    helpers: Vec<Engine>,
+    /// Search threads: the main engine's and its helpers'.
+    threads: usize,
+    away: Option<JoinHandle<Back>>,
     /// The running search's stop flag. Each search gets a new one, so that a late `stop` or a
     /// timer left over from an earlier search can never stop the next one.
     stop: Arc<AtomicBool>,
@@ -42,6 +54,8 @@ impl Searcher {
         let home = Some(Engine::new(HASH_MB));
         Searcher {
             home,
+            helpers: vec![],
+            threads: 1,
             away: None,
             stop: Arc::default(),
             mb: HASH_MB,
@@ -63,6 +77,13 @@ impl Searcher {
     /// still hold) and searches the level's number of lines; `report` still sees only the
     /// lines asked for. The move is then picked among the lines of the last iteration that
     /// completed them all (see level.rs).
+    ///
+    /// Without a level, and with more than one thread, the helpers search the same position
+    /// on threads of their own (one line, no time or node limit, no report) while the main
+    /// engine searches with the real limits and reports; when its search ends, so do theirs,
+    /// and they are joined before `done` is called. The main engine's move is played; its
+    /// info counts the nodes of all the threads. A level, and the depth-1 search that follows
+    /// a search stopped before depth 1, use one thread.
     pub fn start(
         &mut self,
         game: &Game,
@@ -84,7 +105,7 @@ impl Searcher {
         };
         // (only a level picks among the lines)
         let lines = level.map(|_| Arc::new(Mutex::new(Lines::new(lim.multipv, &board))));
-        self.spawn(stop.clone(), move |engine| {
+        self.spawn(stop.clone(), move |engine, helpers| {
             let collect = lines.clone();
             let report: Box<dyn FnMut(&Info) + Send> = Box::new(move |i: &Info| {
                 if let Some(lines) = &collect {
@@ -95,7 +116,11 @@ impl Searcher {
                 }
             });
             (engine.stop, engine.report) = (stop, Some(report));
-            let (mut best, mut info) = engine.think(&board, &keys, lim);
+            let (mut best, mut info) = if level.is_none() && !helpers.is_empty() {
+                lazy_smp(engine, helpers, &board, &keys, lim)
+            } else {
+                engine.think(&board, &keys, lim)
+            };
             if info.depth == 0 && best.is_some() {
                 engine.stop = Arc::default();
                 let depth_1 = Limits {
@@ -132,25 +157,25 @@ impl Searcher {
         });
     }
 
-    /// Runs `job` with the engine on a new thread (any running job is stopped first); `stop`
-    /// is the flag that `stop()` sets from now on.
+    /// Runs `job` with the engine and its helpers on a new thread (any running job is stopped
+    /// first); `stop` is the flag that `stop()` sets from now on.
     fn spawn(
         &mut self,
         stop: Arc<AtomicBool>,
-        job: impl FnOnce(&mut Engine) -> (Option<Move>, Info) + Send + 'static,
+        job: impl FnOnce(&mut Engine, &mut Vec<Engine>) -> (Option<Move>, Info) + Send + 'static,
     ) {
-        self.finish();
-        let mb = self.mb;
-        let mut engine = self.home.take().unwrap_or_else(|| Engine::new(mb));
+        self.engine(); // (stops any running job; the engine and its helpers are home)
+        let mut engine = self.home.take().expect("the engine is home");
+        let mut helpers = std::mem::take(&mut self.helpers);
         self.stop = stop;
         self.id += 1;
         let (id, notify) = (self.id, self.notify.clone());
         self.away = Some(thread::spawn(move || {
-            let (best, info) = job(&mut engine);
+            let (best, info) = job(&mut engine, &mut helpers);
             if let Some(events) = notify {
                 let _ = events.send(Event::Done(id));
             }
-            (engine, best, info)
+            (engine, helpers, best, info)
         }));
     }
 
@@ -159,7 +184,7 @@ impl Searcher {
     /// stay printed, no total: a part is not the total).
     pub fn perft(&mut self, board: Board, depth: u32) {
         let stop = Arc::new(AtomicBool::new(false));
-        self.spawn(stop.clone(), move |_| {
+        self.spawn(stop.clone(), move |_, _| {
             let moves = board.gen(false);
             let mut total = 0;
             for (done, &m) in moves.iter().enumerate() {
@@ -180,12 +205,41 @@ impl Searcher {
     }
 
     /// Replaces the hash table with one of `mb` MB. The old table is freed first, so that
-    /// the two never live at the same time (1024 MB more would otherwise be needed at once).
+    /// the two never live at the same time (1024 MB more would otherwise be needed at once):
+    /// the helpers, which hold it too, go first. Then new helpers share the new table.
     pub fn resize(&mut self, mb: usize) {
         self.mb = mb;
+        self.engine();
+        self.helpers.clear();
         let engine = self.engine();
         engine.resize(0);
         engine.resize(mb);
+        self.fit_helpers();
+    }
+
+    /// Searches on `n` threads (1..=MAX_THREADS) from the next search on; a running search
+    /// keeps its threads.
+    pub fn set_threads(&mut self, n: usize) {
+        self.threads = n.clamp(1, MAX_THREADS);
+        self.fit_helpers();
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Makes (or drops) helpers until there are `threads - 1`, when the engine is home: helper
+    /// i (from 1) searches `i % 2` plies deeper, so that neighbours do not walk in step.
+    fn fit_helpers(&mut self) {
+        let Some(main) = &self.home else {
+            return; // (away: done when it is back)
+        };
+        let want = self.threads - 1;
+        self.helpers.truncate(want);
+        while self.helpers.len() < want {
+            let i = self.helpers.len() + 1;
+            self.helpers.push(main.helper((i % 2) as i32));
+        }
     }
 
     /// A new game: an empty hash table of the same size, and no history.
@@ -208,8 +262,9 @@ impl Searcher {
 
     /// Waits for the running search, if any, to end by itself: its move and last info.
     pub fn join(&mut self) -> Option<(Option<Move>, Info)> {
-        let (engine, best, info) = self.away.take()?.join().ok()?;
-        self.home = Some(engine);
+        let (engine, helpers, best, info) = self.away.take()?.join().ok()?;
+        (self.home, self.helpers) = (Some(engine), helpers);
+        self.fit_helpers(); // (the number of threads may have changed meanwhile)
         Some((best, info))
     }
 
@@ -222,8 +277,13 @@ impl Searcher {
     /// The idle engine (a running search is stopped first).
     pub fn engine(&mut self) -> &mut Engine {
         self.finish();
-        let mb = self.mb;
-        self.home.get_or_insert_with(|| Engine::new(mb))
+        if self.home.is_none() {
+            // (its thread did not hand it back): a new one, and helpers that share its table
+            self.home = Some(Engine::new(self.mb));
+            self.helpers.clear();
+            self.fit_helpers();
+        }
+        self.home.as_mut().expect("the engine is home")
     }
 }
 
@@ -257,6 +317,45 @@ impl Lines {
             self.complete = self.current.clone();
         }
     }
+}
+
+/// Lazy SMP: `helpers` search `board` on threads of their own while `main` searches it
+/// within `lim` (and reports) on this one. When the main search ends, however it ends, the
+/// helpers are stopped and joined; its move and info are the result.
+///
+/// The helpers stop on a flag of their own, set when the main search returns, not on the
+/// search's `stop`: a `go infinite` or `go ponder` whose search ends by itself (a mate found,
+/// one legal move) must still wait for `stop` or `ponderhit`, which watch that flag.
+fn lazy_smp(
+    main: &mut Engine,
+    helpers: &mut [Engine],
+    board: &Board,
+    keys: &[u64],
+    lim: Limits,
+) -> (Option<Move>, Info) {
+    let halt = Arc::new(AtomicBool::new(false));
+    let helper_lim = Limits {
+        depth: lim.depth,
+        multipv: 1,
+        ..Limits::default()
+    };
+    thread::scope(|scope| {
+        let running: Vec<_> = helpers
+            .iter_mut()
+            .map(|h| {
+                (h.stop, h.report) = (halt.clone(), None);
+                scope.spawn(move || h.think(board, keys, helper_lim))
+            })
+            .collect();
+        let result = main.think(board, keys, lim);
+        halt.store(true, Relaxed);
+        // joined one by one: a helper that panicked (its message is on stderr) costs its share
+        // of the search, not the move, and the scope does not pass the panic on
+        for helper in running {
+            let _ = helper.join();
+        }
+        result
+    })
 }
 
 /// A mutex's contents, also after a thread panicked holding it (the data are plain values).

@@ -7,7 +7,7 @@ use crate::game::{colour, letter, line_san, numbered, read_move, san, start_boar
 use crate::input::{int, parse_fen, short, split_word, Event};
 use crate::level::{Level, ELO_MAX, ELO_MIN};
 use crate::output::{Score, VERSION};
-use crate::searcher::{lock, Searcher};
+use crate::searcher::{lock, Searcher, MAX_THREADS};
 use rmax::{Board, Info, Limits};
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
@@ -29,6 +29,7 @@ Commands:
   depth <n>       rmax searches <n> plies per move instead (1 to 64)
   level <elo>     rmax plays like a player rated <elo> (1000 to 2000; level 1500)
   level off       rmax plays at full strength (the default)
+  threads <n>     rmax searches on <n> threads at full strength (1 to 256; default 1)
   analyse [n]     the n best lines of the position (default 3; 1 to 10), deeper and
                   deeper until Enter (also: analyze)
   board           show the board (the last move's squares in brackets)
@@ -277,6 +278,7 @@ impl Terminal {
             "time" => self.set_time(arg),
             "depth" => self.set_depth(arg),
             "level" => self.set_level(arg),
+            "threads" => self.set_threads(arg),
             "analyse" | "analyze" => self.analyse(arg),
             "fen" if arg.is_empty() => say!("{}", self.game.board().fen()),
             "fen" | "setboard" => match parse_fen(arg) {
@@ -402,15 +404,38 @@ impl Terminal {
         }
     }
 
-    /// How rmax plays now: its time or depth, and its level.
+    /// `threads <n>`: the search threads (a level plays on one whatever the number).
+    fn set_threads(&mut self, arg: &str) {
+        match int(arg) {
+            Some(n @ 1..) if n <= MAX_THREADS as i64 => {
+                self.search.set_threads(n as usize);
+                let level = match self.level {
+                    Some(_) if n > 1 => " (at full strength: a level plays on one)",
+                    _ => "",
+                };
+                say!(
+                    "rmax searches on {n} thread{}{level}.",
+                    if n == 1 { "" } else { "s" }
+                );
+            }
+            _ => say!("threads needs a number from 1 to {MAX_THREADS}, e.g. threads 2"),
+        }
+    }
+
+    /// How rmax plays now: its time or depth, its level, and its threads when more than one.
     fn settings(&self) -> String {
         let limit = match self.limit {
             Limit::Millis(ms) => format!("rmax thinks {} s per move", ms as f64 / 1000.0),
             Limit::Depth(d) => format!("rmax searches {d} plies per move"),
         };
+        let threads = match self.search.threads() {
+            1 => String::new(),
+            n => format!(" on {n} threads"),
+        };
         match self.level {
-            Some(level) => format!("{limit}, at level {}", level.elo),
-            None => format!("{limit}, at full strength"),
+            Some(level) if threads.is_empty() => format!("{limit}, at level {}", level.elo),
+            Some(level) => format!("{limit}, at level {} (one thread)", level.elo),
+            None => format!("{limit}, at full strength{threads}"),
         }
     }
 

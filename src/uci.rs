@@ -4,7 +4,7 @@ use crate::game::{start_board, Game};
 use crate::input::{budget, int, parse_fen, short, Event, MAX_LINE, OVERHEAD_MS};
 use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
 use crate::output::{moves_text, Score, VERSION};
-use crate::searcher::{lock, Searcher, HASH_MB, MAX_MULTIPV};
+use crate::searcher::{lock, Searcher, HASH_MB, MAX_MULTIPV, MAX_THREADS};
 use rmax::{Board, Info, Limits, Move, START};
 use std::collections::HashMap;
 use std::io::Write;
@@ -279,15 +279,13 @@ impl Uci {
                 ),
             },
             "clear hash" => self.search.new_game(), // (the history goes too)
-            // one search thread: offered so that GUIs which always set it get no complaint
-            "threads" => {
-                if number(1, 1).is_none() {
-                    say!(
-                        "info string error: Threads can only be 1, not '{}'",
-                        short(&value)
-                    );
-                }
-            }
+            "threads" => match number(1, MAX_THREADS as i64) {
+                Some(n) => self.search.set_threads(n as usize),
+                None => say!(
+                    "info string error: Threads needs a value from 1 to {MAX_THREADS}, not '{}'",
+                    short(&value)
+                ),
+            },
             "move overhead" => match number(0, 5000) {
                 Some(ms) => self.overhead = ms,
                 None => say!(
@@ -482,7 +480,7 @@ fn identify() {
     say!("option name Hash type spin default {HASH_MB} min 1 max 1024");
     say!("option name Clear Hash type button");
     say!("option name Move Overhead type spin default {OVERHEAD_MS} min 0 max 5000");
-    say!("option name Threads type spin default 1 min 1 max 1");
+    say!("option name Threads type spin default 1 min 1 max {MAX_THREADS}");
     say!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}");
     say!("option name UCI_LimitStrength type check default false");
     say!("option name UCI_Elo type spin default {ELO_DEFAULT} min {ELO_MIN} max {ELO_MAX}");

@@ -3,19 +3,19 @@
 use crate::game::{colour, read_move, start_board, End, Game, Parsed};
 use crate::input::{budget, int, parse_fen, short, split_word, Event, MAX_LINE, OVERHEAD_MS};
 use crate::output::{moves_text, Score, VERSION};
-use crate::searcher::{lock, Searcher, MAX_MULTIPV};
+use crate::searcher::{lock, Searcher, MAX_MULTIPV, MAX_THREADS};
 use rmax::{Info, Limits};
 use std::io::Write;
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// What rmax tells xboard it can do (and that it wants no signals, moves without "usermove"),
-/// and its one option: the number of lines shown in analysis mode.
+/// What rmax tells xboard it can do (and that it wants no signals, moves without "usermove";
+/// `smp=1`: it takes `cores`), and its one option: the number of lines shown in analysis mode.
 pub fn features() -> String {
     format!(
         "feature myname=\"rmax {VERSION}\" setboard=1 ping=1 usermove=1 san=0 sigint=0 \
-         sigterm=0 colors=0 reuse=1 analyze=1 nps=0 memory=1 \
+         sigterm=0 colors=0 reuse=1 analyze=1 nps=0 memory=1 smp=1 \
          option=\"MultiPV -spin 1 1 {MAX_MULTIPV}\" done=1"
     )
 }
@@ -111,6 +111,7 @@ impl Xboard {
             "." if self.analysing => self.analysis_status(),
             "." => {}
             "memory" => self.memory(arg),
+            "cores" => self.cores(arg),
             "force" | "result" => {
                 self.abort();
                 self.plays = None;
@@ -167,6 +168,18 @@ impl Xboard {
                 self.reanalyse();
             }
             _ => say!("Error (bad memory size): memory {}", short(arg)),
+        }
+    }
+
+    /// `cores N`: search on at most N threads (MAX_THREADS at most, as `memory` caps its MB),
+    /// from the next search on; an analysis under way restarts with them.
+    fn cores(&mut self, arg: &str) {
+        match int(arg) {
+            Some(n @ 1..) => {
+                self.search.set_threads(n.min(MAX_THREADS as i64) as usize);
+                self.reanalyse();
+            }
+            _ => say!("Error (bad cores): cores {}", short(arg)),
         }
     }
 

@@ -181,6 +181,8 @@ fn uci_survives_garbage() {
         "setoption name Hash value 2",
         "setoption name Clear Hash",
         "setoption name Move Overhead value 30",
+        "setoption name Threads value 3",
+        "setoption name Threads value 1",
         "debug on",
         "register later",
     ];
@@ -235,6 +237,8 @@ fn xboard_survives_garbage() {
         "undo",
         "remove",
         "ping 17",
+        "cores 3",
+        "cores 1",
         "result 1-0 {White mates}",
         "post",
         "nopost",
@@ -276,6 +280,8 @@ fn the_terminal_survives_garbage() {
         "board",
         "moves",
         "pgn",
+        "threads 3",
+        "threads 1",
         "setboard r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
         "setboard 8/P6k/8/8/8/8/6K1/8 w - - 0 1",
         "fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
@@ -395,14 +401,44 @@ fn peak_memory_kb(pid: u32) -> u64 {
 #[test]
 fn a_new_hash_table_replaces_the_old_one_instead_of_joining_it() {
     let mut r = uci();
+    // helper threads share the table: they must let go of the old one too
+    r.send("setoption name Threads value 3");
     for _ in 0..2 {
         r.send("setoption name Hash value 512");
-        r.send("isready");
-        r.line("readyok", 30.0);
+        r.send("position startpos\ngo depth 2");
+        r.line("bestmove", 30.0);
     }
     let peak = peak_memory_kb(r.pid());
     // one table of 512 MB and some change; two at once would be over 1 GB
     assert!(peak < 800 << 10, "peak {peak} kB");
+}
+
+#[test]
+fn threads_survive_new_tables_and_games_mid_search() {
+    let mut r = uci();
+    r.send("setoption name Threads value 3");
+    r.send("position startpos moves e2e4");
+    for change in [
+        "setoption name Hash value 4",
+        "ucinewgame",
+        "setoption name Clear Hash",
+        "setoption name Threads value 2",
+    ] {
+        r.send("go infinite");
+        r.line("info depth 2 ", 5.0);
+        // a new table stops the search (its move is still played); new helpers share it
+        r.send(change);
+        if change.contains("Threads") {
+            r.send("stop");
+        }
+        let m = r.line("bestmove ", 5.0);
+        let m = m.split_whitespace().nth(1).unwrap_or("");
+        assert!(legal(&board_after(START, &["e2e4"]), m), "{change}: {m}");
+        r.send("position startpos moves e2e4\ngo depth 5");
+        let out = r.expect("bestmove ", 30.0);
+        assert!(out.contains("info depth 5 "), "{change}: {out}");
+        r.line("", 2.0);
+    }
 }
 
 #[test]

@@ -565,3 +565,39 @@ fn on_a_terminal_a_line_typed_while_rmax_thinks_waits_and_is_shown() {
     );
     r.send("quit");
 }
+
+#[test]
+fn threads_are_set_shown_in_help_and_checked() {
+    let mut r = terminal("0.05");
+    let out = say(&mut r, "help");
+    assert!(out.contains("threads <n>"), "{out}");
+    assert!(
+        !out.contains(" on 1 thread"),
+        "one thread goes unsaid: {out}"
+    );
+    let out = say(&mut r, "threads 2");
+    assert!(out.starts_with("rmax searches on 2 threads."), "{out}");
+    assert!(say(&mut r, "help").contains("at full strength on 2 threads."));
+    for bad in ["0", "-1", "257", "x", ""] {
+        let out = say(&mut r, &format!("threads {bad}"));
+        assert!(
+            out.starts_with("threads needs a number from 1 to 256"),
+            "{bad}: {out}"
+        );
+    }
+    // nothing changed, and rmax plays on its two threads
+    assert!(say(&mut r, "help").contains("at full strength on 2 threads."));
+    let out = say(&mut r, "e4");
+    assert!(out.contains("rmax plays 1... "), "{out}");
+    // a level plays on one thread
+    say(&mut r, "level 1500");
+    assert!(say(&mut r, "help").contains("at level 1500 (one thread)."));
+    say(&mut r, "level off");
+    let out = say(&mut r, "threads 1");
+    assert!(out.starts_with("rmax searches on 1 thread."), "{out}");
+    let out = say(&mut r, "help");
+    assert!(
+        out.contains("Now: rmax thinks 0.05 s per move, at full strength.\n"),
+        "{out}"
+    );
+}

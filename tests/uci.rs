@@ -39,7 +39,7 @@ fn handshake_names_the_engine_and_its_options() {
         "{out}"
     );
     assert!(
-        out.contains("option name Threads type spin default 1 min 1 max 1\n"),
+        out.contains("option name Threads type spin default 1 min 1 max 256\n"),
         "{out}"
     );
     r.send("isready");
@@ -349,7 +349,7 @@ fn setoption_errors_are_reported_and_change_nothing() {
         "setoption name Hash value 99999999999999999999",
         "setoption name Move Overhead value -5",
         "setoption name Frobnicate value 3",
-        "setoption name Threads value 2",
+        "setoption name Threads value 0",
         "setoption",
         "setoption value 3",
     ] {
@@ -362,7 +362,8 @@ fn setoption_errors_are_reported_and_change_nothing() {
         "setoption name Clear Hash",
         "setoption name Move Overhead value 50",
         "setoption name hash value 4",
-        "setoption name Threads value 1",
+        "setoption name Threads value 2",
+        "setoption name threads value 1",
     ] {
         r.send(good);
     }
@@ -696,5 +697,136 @@ fn principal_variations_are_whole_and_end_where_the_game_ends() {
         r.send(&format!("position fen {fen}"));
         r.send("go depth 10");
         check_pvs(&r.expect("bestmove", 20.0), fen, &[]);
+    }
+}
+
+/// A middlegame with many pieces and no quick end.
+const MIDDLEGAME: &str = "3q2k1/pb3p1p/4pbp1/2r5/PpN2N2/1P2P2P/5PP1/Q2R2K1 b - - 4 26";
+
+#[test]
+fn with_4_threads_stop_and_isready_are_answered_at_once() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("setoption name Threads value 4");
+    r.send(&format!("position fen {MIDDLEGAME}"));
+    r.send("go infinite");
+    r.line("info depth 2 ", 5.0);
+    for _ in 0..3 {
+        let clock = Instant::now();
+        r.send("isready");
+        let out = r.expect("readyok\n", 2.0);
+        assert!(
+            clock.elapsed() < Duration::from_millis(100),
+            "readyok took {:?}",
+            clock.elapsed()
+        );
+        assert!(!out.contains("bestmove"), "{out}");
+        sleep(Duration::from_millis(100));
+    }
+    let clock = Instant::now();
+    r.send("stop");
+    let m = bestmove(&mut r, 2.0);
+    assert!(
+        clock.elapsed() < Duration::from_millis(100),
+        "stop took {:?}",
+        clock.elapsed()
+    );
+    assert!(legal(&board_after(MIDDLEGAME, &[]), &m), "{m}");
+}
+
+#[test]
+fn threads_search_with_the_main_thread_and_end_with_its_search() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("isready");
+    r.line("readyok", 5.0);
+    let idle = thread_count(r.pid());
+    r.send(&format!("position fen {MIDDLEGAME}"));
+    for (threads, refused) in [(4, "0"), (1, "x"), (3, "99999")] {
+        r.send(&format!("setoption name Threads value {threads}"));
+        // a bad value changes nothing
+        r.send(&format!("setoption name Threads value {refused}"));
+        r.line("info string error", 5.0);
+        r.send("go infinite");
+        r.line("info depth 2 ", 5.0);
+        // the search thread and its helpers
+        let busy = thread_count(r.pid());
+        assert_eq!(busy, idle + threads, "Threads {threads}");
+        r.send("stop");
+        assert!(legal(&board_after(MIDDLEGAME, &[]), &bestmove(&mut r, 2.0)));
+        // no thread outlives its search
+        assert_eq!(
+            threads_down_to(r.pid(), idle, 1.0),
+            idle,
+            "Threads {threads}"
+        );
+    }
+}
+
+#[test]
+fn with_2_threads_movetime_gives_a_legal_move_and_counts_the_nodes() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("setoption name Threads value 2");
+    r.send(&format!("position fen {MIDDLEGAME}"));
+    let clock = Instant::now();
+    r.send("go movetime 500");
+    let out = r.expect("bestmove ", 10.0);
+    let took = clock.elapsed();
+    let m = bestmove_after_prefix(&mut r);
+    assert!(legal(&board_after(MIDDLEGAME, &[]), &m), "{m}");
+    // a margin for a busy machine: the helpers end with the main search
+    assert!(took < Duration::from_millis(1500), "took {took:?}");
+    let nodes: Vec<u64> = out
+        .lines()
+        .filter(|l| l.starts_with("info depth"))
+        .map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            let i = words.iter().position(|&w| w == "nodes").expect("nodes");
+            words[i + 1].parse().expect("a number")
+        })
+        .collect();
+    let last = *nodes.last().unwrap_or_else(|| panic!("no info: {out}"));
+    assert!(last > 0, "{out}");
+}
+
+#[test]
+fn bad_threads_values_are_refused_and_the_engine_keeps_working() {
+    let _serial = serial();
+    let mut r = uci();
+    for bad in ["0", "-1", "99999", "x", ""] {
+        r.send(&format!("setoption name Threads value {bad}"));
+        let line = r.line("info string", 5.0);
+        assert_eq!(
+            line,
+            format!("info string error: Threads needs a value from 1 to 256, not '{bad}'")
+        );
+        r.send("position startpos moves e2e4");
+        r.send("go depth 3");
+        let out = r.expect("bestmove ", 10.0);
+        assert!(out.contains("info depth 3 "), "{bad}: {out}");
+        let m = bestmove_after_prefix(&mut r);
+        assert!(legal(&board_after(START, &["e2e4"]), &m), "{bad}: {m}");
+    }
+}
+
+#[test]
+fn with_threads_go_infinite_waits_for_stop_also_when_the_search_ends_by_itself() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("setoption name Threads value 3");
+    // one legal move (Kxg2), and a mate in one: the searches end at once, the helpers' too
+    for fen in ["7k/8/8/8/8/8/6q1/7K w - - 0 1", MATE_IN_1] {
+        r.send(&format!("position fen {fen}"));
+        r.send("go infinite");
+        r.line("info depth 1 ", 5.0);
+        let early = r.drain(0.5);
+        assert!(
+            !early.contains("bestmove"),
+            "bestmove before stop:\n{early}"
+        );
+        r.send("stop");
+        let m = bestmove(&mut r, 2.0);
+        assert!(legal(&board_after(fen, &[]), &m), "{fen}: {m}");
     }
 }

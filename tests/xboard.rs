@@ -38,6 +38,7 @@ fn handshake_announces_exactly_the_features() {
         "setboard=1",
         "sigint=0",
         "sigterm=0",
+        "smp=1",
         "usermove=1",
     ];
     assert_eq!(features, want, "{line}");
@@ -285,6 +286,36 @@ fn analysis_mode_follows_the_position_and_answers_status_requests() {
     // out of analysis mode, no more thinking output comes
     assert!(r.drain(0.3).is_empty());
     r.send("memory 8");
+    let out = sync(&mut r, 3);
+    assert!(!out.contains("Error"), "{out}");
+}
+
+#[test]
+fn cores_sets_the_search_threads_and_bad_values_are_refused() {
+    let (mut r, _) = xboard();
+    sync(&mut r, 1);
+    let idle = thread_count(r.pid());
+    for bad in ["0", "x", "-2", ""] {
+        r.send(&format!("cores {bad}"));
+        assert_eq!(
+            r.line("Error", 5.0),
+            format!("Error (bad cores): cores {bad}").trim_end()
+        );
+    }
+    // the threads search while the analysis runs: the search thread and its helpers
+    r.send("cores 3\nnew\npost\nanalyze");
+    r.line("3 ", 5.0);
+    assert_eq!(thread_count(r.pid()), idle + 3);
+    r.send("cores 0");
+    r.line("Error (bad cores)", 5.0);
+    assert_eq!(thread_count(r.pid()), idle + 3, "nothing changed");
+    r.send("exit");
+    sync(&mut r, 2);
+    assert_eq!(threads_down_to(r.pid(), idle, 1.0), idle);
+    // a game on two threads
+    r.send("cores 2\nnew\nsd 4\nnopost\nusermove e2e4");
+    let m = engine_move(&mut r, 30.0);
+    assert!(legal(&board_after(START, &["e2e4"]), &m), "{m}");
     let out = sync(&mut r, 3);
     assert!(!out.contains("Error"), "{out}");
 }

@@ -223,6 +223,26 @@ pub fn mates(board: &Board, m: Move) -> bool {
     after.in_check() && after.gen(false).is_empty()
 }
 
+/// How many threads process `pid` has now (Linux: its entries in /proc/PID/task).
+pub fn thread_count(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .expect("/proc")
+        .count()
+}
+
+/// Waits up to `secs` for process `pid` to have `n` threads or fewer; its count then (or at
+/// the deadline).
+pub fn threads_down_to(pid: u32, n: usize, secs: f64) -> usize {
+    let deadline = Instant::now() + Duration::from_secs_f64(secs);
+    loop {
+        let count = thread_count(pid);
+        if count <= n || Instant::now() >= deadline {
+            return count;
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// Timing tests must not compete for the CPU with another test's search: one at a time
 /// (within a test binary).
 static SERIAL: Mutex<()> = Mutex::new(());

@@ -781,18 +781,19 @@ impl Terminal {
             let check = if board.in_check() { ". Check!" } else { "" };
             format!("{} to move ({who}){last}{check}", colour(board.side))
         };
-        let level = match self.level {
-            Some(level) => {
-                let gap = match status.chars().last() {
-                    None => "",
-                    Some('.' | '!') => " ",
-                    Some(_) => ". ",
-                };
-                format!("{gap}rmax plays at level {}.", level.elo)
-            }
-            None => String::new(),
+        // how rmax plays, when it is not the default: its level, or its threads
+        let how = match (self.level, self.search.threads()) {
+            (Some(level), _) => format!("rmax plays at level {}.", level.elo),
+            (None, 1) => String::new(),
+            (None, n) => format!("rmax searches on {n} threads."),
         };
-        say!("{text}\n{status}{level}");
+        let gap = match status.chars().last() {
+            _ if how.is_empty() => "",
+            None => "",
+            Some('.' | '!') => " ",
+            Some(_) => ". ",
+        };
+        say!("{text}\n{status}{gap}{how}");
     }
 
     /// How a piece code (as in lib.rs) is shown: a chess symbol or its FEN letter.

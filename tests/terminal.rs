@@ -577,6 +577,12 @@ fn threads_are_set_shown_in_help_and_checked() {
     );
     let out = say(&mut r, "threads 2");
     assert!(out.starts_with("rmax searches on 2 threads."), "{out}");
+    // the status line under the board says so
+    let out = say(&mut r, "board");
+    assert!(
+        out.contains("White to move (you). rmax searches on 2 threads.\n"),
+        "{out}"
+    );
     assert!(say(&mut r, "help").contains("at full strength on 2 threads."));
     for bad in ["0", "-1", "257", "x", ""] {
         let out = say(&mut r, &format!("threads {bad}"));

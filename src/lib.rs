@@ -424,8 +424,8 @@ impl Board {
             }
         }
         // pins: an own piece alone on a line between the king and an enemy slider that moves
-        // along it may only stay on that line; pin[s] is the line's direction
-        let mut pin = [0u8; 128];
+        // along it may only stay on that line, out from the king (seven steps of a line never
+        // come back onto the board); pins are rare, so the list is filtered only for one
         for (i, &d) in DIRS[..8].iter().enumerate() {
             // the first piece out from the king, and the next
             let s = ray(b, king, d);
@@ -439,15 +439,9 @@ impl Board {
                 && b[t] & them > 0
                 && (k == 5 || k == [4, 3][i / 4])
             {
-                pin[s] = d as u8;
+                v.retain(|m| m.from != s || (1..8).any(|i| king + d * i & 255 == m.to));
             }
         }
-        v.retain(|&Move { from: f, to: t, .. }| {
-            // a pinned piece: t must be on the pin's line, out from the king (seven steps of a
-            // line never come back onto the board)
-            let d = pin[f] as usize;
-            d == 0 || (1..8).any(|i| king + d * i & 255 == t)
-        });
         v
     }
 

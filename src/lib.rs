@@ -1107,6 +1107,7 @@ impl Engine {
                 if !qs && (tried < 1 || b.half > 99 && ply > 0) {
                     best = (check && tried < 1) as i32 * (ply as i32 - MATE);
                     if b.half > 99 {
+                        self.pv[ply].clear(); // (a draw: the line ends here)
                         break 'node;
                     }
                 }

@@ -699,6 +699,9 @@ fn principal_variations_are_whole_and_end_where_the_game_ends() {
         "8/8/8/4k3/8/8/1R6/4K3 w - - 98 80",
         "7k/8/6K1/8/8/8/8/6R1 b - - 96 80",
         "6k1/8/8/8/8/8/5q2/7K w - - 90 80",
+        // every move is the 100th half-move and gives check (the king uncovers the bishop),
+        // not mate: a draw, where the PV must stop
+        "8/4p3/8/8/3pk3/8/6K1/7B w - - 99 80",
     ] {
         r.send(&format!("position fen {fen}"));
         r.send("go depth 10");

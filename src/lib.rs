@@ -574,19 +574,19 @@ const fn s(mg: i32, eg: i32) -> i32 {
 /// The evaluation's weights beyond material and tables, fitted by `tune` (indices in `terms`).
 #[rustfmt::skip]
 pub const W: [i32; 45] = [
-    s(27, 6), // 0 tempo
-    s(14, 36), // 1 bishop pair
-    s(6, -3), s(6, -1), s(7, -5), s(4, -8), s(-1, -1), // 2..6 mobility, a square: N B R Q K
-    s(9, 0), s(-5, 25), s(-5, 10), s(1, 27), s(-9, 22), s(-41, 23), // 7..12 defended by a pawn: P N B R Q K
-    s(7, 2), s(1, -5), s(6, 7), s(-7, 7), s(-14, 6), // 13..17 half-open file: N B R Q K
-    s(13, -32), s(-1, -23), s(39, -20), s(1, -17), s(-63, 1), // 18..22 open file: N B R Q K
-    s(-57, -14), s(-50, -93), // 23, 24 attacked by a pawn: side to move's, the other's
-    s(1, 12), s(-20, 14), s(-7, 32), s(7, 38), s(54, 3), s(84, -37), // 25..30 passed pawn, rank 1..6
-    s(8, -19), s(-14, 3), s(-19, -14), s(-1, -10), s(-44, 12), s(8, -55), // 31..36 passed and blocked (a piece ahead)
-    s(23, 5), // 37 passed and defended
-    s(1, -4), s(-1, 4), // 38, 39 passed: rank * own king's, enemy king's distance to the square ahead
-    s(-16, -21), s(1, -7), s(6, 1), // 40 doubled, 41 isolated, 42 phalanx
-    s(15, -4), s(6, -5), // 43, 44 pawn shield: one and two ranks ahead
+    s(24, 6), // 0 tempo
+    s(5, 45), // 1 bishop pair
+    s(4, 1), s(5, 2), s(4, 0), s(3, -3), s(-1, -1), // 2..6 mobility, a square: N B R Q K
+    s(7, 3), s(-3, 22), s(-6, 11), s(1, 29), s(-8, 24), s(-41, 29), // 7..12 defended by a pawn: P N B R Q K
+    s(5, 10), s(0, 5), s(8, 10), s(-6, 15), s(-11, 5), // 13..17 half-open file: N B R Q K
+    s(7, -24), s(-4, -16), s(30, -17), s(-3, -10), s(-58, 2), // 18..22 open file: N B R Q K
+    s(-50, -18), s(-40, -120), // 23, 24 attacked by a pawn: side to move's, the other's
+    s(6, 11), s(-4, 13), s(15, 33), s(33, 45), s(80, 19), s(161, -31), // 25..30 passed pawn, rank 1..6
+    s(10, -23), s(-14, 3), s(-19, -13), s(0, -15), s(-39, 5), s(-61, -37), // 31..36 passed and blocked (a piece ahead)
+    s(17, 5), // 37 passed and defended
+    s(0, -4), s(-3, 6), // 38, 39 passed: rank * own king's, enemy king's distance to the square ahead
+    s(-18, -24), s(2, -6), s(4, 3), // 40 doubled, 41 isolated, 42 phalanx
+    s(12, -4), s(5, -4), // 43, 44 pawn shield: one and two ranks ahead
 ];
 
 impl Board {
@@ -599,10 +599,14 @@ impl Board {
     /// tapered by phase.
     pub fn eval(&self) -> i32 {
         // unpack: the low 16 bits (as i16) are the middle game; the high ones, rounded (+ 0x8000:
-        // a negative middle game borrowed one), the end game; taper by phase (promotions can take
-        // it past 24); then from White's view to the mover's
+        // a negative middle game borrowed one), the end game, which shrinks by m * m / 128 where
+        // m is the pawns of the side ahead (s < 0: Black) less 8 (fewer pawns, more draws: as
+        // 4ku does); taper by phase (promotions can take it past 24); then to the mover's view
         let (s, ph) = (self.score + self.terms(&W), self.phase.min(24));
-        let v = (s as i16 as i32 * ph + (s + 0x8000 >> 16) * (24 - ph)) / 24;
+        let m = self.pawns[(s < 0) as usize]
+            .iter()
+            .fold(-8, |m, f| m + f.count_ones() as i32);
+        let v = (s as i16 as i32 * ph + (s + 0x8000 >> 16) * (128 - m * m) / 128 * (24 - ph)) / 24;
         if self.side == 8 {
             v
         } else {
@@ -828,8 +832,11 @@ impl Engine {
     pub fn think(&mut self, b: &Board, history: &[u64], lim: Limits) -> (Option<Move>, Info) {
         (self.lim, self.start, self.nodes, self.seldepth) = (lim, Some(Instant::now()), 0, 0);
         (self.keys, self.game, self.pv) = (history.to_vec(), history.len(), vec![vec![]; 128]);
-        (self.killers, self.evals) = (vec![Default::default(); 128], vec![0; 128]);
-        self.lists = vec![Default::default(); 128];
+        (self.killers, self.evals, self.lists) = (
+            vec![[Move::default(); 2]; 128],
+            vec![0; 128],
+            vec![Default::default(); 128],
+        );
         self.count.store(0, Relaxed);
         self.history.iter_mut().flatten().for_each(|h| *h /= 2); // older lessons fade
         let (moves, check) = (b.gen(false), b.in_check());
@@ -1111,11 +1118,10 @@ impl Engine {
                         break 'node;
                     }
                 }
-                // replace another position's entry unless this is a quiescence store and it
-                // holds a real search; this one's if searched as deep
+                // a search (draft d > 0) replaces the entry; a quiescence store (d = 0) only an
+                // entry of draft 0, so that it cannot evict a search's
                 let [k, x] = &self.tt[slot];
-                let old = x.load(Relaxed);
-                if d >= (old >> 16 & 255) as i32 || k.load(Relaxed) ^ old != b.key && d > 0 {
+                if d > 0 || x.load(Relaxed) >> 16 & 255 < 1 {
                     // score (mates: from this node), draft, bound (LOWER if best > alpha, UPPER if
                     // best < beta: both, EXACT), move
                     let new = ply_adjust(best, ply as i32) as u16 as u64

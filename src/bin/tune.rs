@@ -17,7 +17,9 @@
 //! it decodes from lib.rs's constants must equal `Board::eval`. `--perturb` changes one weight,
 //! to show that the check can fail.
 //!
-//! The model: eval = (mg * phase + eg * (24 - phase)) / 24 from White's view, with
+//! The model: eval = (mg * phase + eg * scale * (24 - phase)) / 24 from White's view (scale:
+//! lib.rs's end-game scaling by the pawns of the side ahead, `eg_scale`; the gradient holds
+//! it constant, as it moves only in steps), with
 //! mg = sum of w_mg[i] * f[i] and eg = sum of w_eg[i] * f[i] over the features f of the
 //! position. Material and piece-square features count +1 per White piece and -1 per Black
 //! piece; the count of term i of `W` is `Board::terms` with weight i alone set to 1, which
@@ -66,16 +68,25 @@ const GROUPS: [(usize, &str); 13] = [
     (2, "43, 44 pawn shield: one and two ranks ahead"),
 ];
 
-/// One position: its sparse features (index, count from White's view) and its phase.
+/// One position: its sparse features (index, count from White's view), its phase and each
+/// side's pawns (White, Black), for the end game's scaling.
 struct Position {
     features: Vec<(u16, i16)>,
     phase: u8,
+    pawns: [u8; 2],
+}
+
+/// lib.rs's end-game scale, in 128ths: the side ahead (Black if the end game is below 0, or
+/// it is 0 and the middle game is) with m of its 8 pawns missing keeps 128 - m * m (m < 0 with more than 8).
+fn eg_scale(pawns: [u8; 2], black_ahead: bool) -> i32 {
+    let m = 8 - pawns[black_ahead as usize] as i32;
+    128 - m * m
 }
 
 /// The features of `b` and its phase (0 = pawn endgame .. 24 = all pieces on).
 fn features(b: &Board) -> Position {
     let mut f: Vec<(usize, i32)> = Vec::with_capacity(96);
-    let mut phase = 0;
+    let (mut phase, mut pawns) = (0, [0u8; 2]);
     for s in (0..128).filter(|s| s & 0x88 == 0) {
         let p = b.b[s];
         if p == 0 {
@@ -86,6 +97,9 @@ fn features(b: &Board) -> Position {
         // lib.rs's table rows run from rank 8 down for White; Black reads them mirrored
         let (rank, file) = (s >> 4, s & 7);
         let row = if white { 7 - rank } else { rank };
+        if kind == 0 {
+            pawns[!white as usize] += 1;
+        }
         f.push((MATERIAL + kind, sign));
         f.push((PST + kind * 64 + row * 8 + file, sign));
         phase += PHASE[kind + 1];
@@ -111,6 +125,7 @@ fn features(b: &Board) -> Position {
     Position {
         features,
         phase: phase.min(FULL_PHASE) as u8,
+        pawns,
     }
 }
 
@@ -294,8 +309,11 @@ fn int_eval(p: &Position, w: &[[i32; 2]]) -> i32 {
         mg += w[i as usize][0] * n as i32;
         eg += w[i as usize][1] * n as i32;
     }
-    let ph = p.phase as i32;
-    (mg * ph + eg * (FULL_PHASE - ph)) / FULL_PHASE
+    let (ph, scale) = (
+        p.phase as i32,
+        eg_scale(p.pawns, eg < 0 || eg == 0 && mg < 0),
+    );
+    (mg * ph + eg * scale / 128 * (FULL_PHASE - ph)) / FULL_PHASE
 }
 
 fn check(path: &str, perturb: bool) {
@@ -334,6 +352,7 @@ struct Data {
     index: Vec<u16>,
     count: Vec<i16>,
     phase: Vec<u8>,
+    pawns: Vec<[u8; 2]>,
     result: Vec<f32>,
     /// The search's score (cp, White's view); NaN when the line has none.
     score: Vec<f32>,
@@ -348,6 +367,7 @@ impl Data {
             index: vec![],
             count: vec![],
             phase: vec![],
+            pawns: vec![],
             result: vec![],
             score: vec![],
             target: vec![],
@@ -366,6 +386,7 @@ impl Data {
         }
         self.start.push(self.index.len() as u32);
         self.phase.push(p.phase);
+        self.pawns.push(p.pawns);
         self.result.push(result);
         self.score.push(score);
         self.target.push(result);
@@ -378,6 +399,7 @@ impl Data {
         self.index.extend(other.index);
         self.count.extend(other.count);
         self.phase.extend(other.phase);
+        self.pawns.extend(other.pawns);
         self.result.extend(other.result);
         self.score.extend(other.score);
         self.target.extend(other.target);
@@ -391,6 +413,7 @@ impl Data {
             index: self.index[cut..].to_vec(),
             count: self.count[cut..].to_vec(),
             phase: self.phase[at..].to_vec(),
+            pawns: self.pawns[at..].to_vec(),
             result: self.result[at..].to_vec(),
             score: self.score[at..].to_vec(),
             target: self.target[at..].to_vec(),
@@ -400,6 +423,7 @@ impl Data {
         first.index.truncate(cut);
         first.count.truncate(cut);
         first.phase.truncate(at);
+        first.pawns.truncate(at);
         first.result.truncate(at);
         first.score.truncate(at);
         first.target.truncate(at);
@@ -422,14 +446,26 @@ impl Data {
 
     /// The model's eval (White's view) of position i, unrounded.
     fn eval(&self, i: usize, w: &[[f64; 2]]) -> f64 {
+        let (mg, eg) = self.halves(i, w);
+        let ph = self.phase[i] as f64;
+        (mg * ph + eg * self.scale(i, mg, eg) * (FULL_PHASE as f64 - ph)) / FULL_PHASE as f64
+    }
+
+    /// The middle-game and end-game sums of position i.
+    fn halves(&self, i: usize, w: &[[f64; 2]]) -> (f64, f64) {
         let (mut mg, mut eg) = (0.0, 0.0);
         for j in self.start[i] as usize..self.start[i + 1] as usize {
             let (x, n) = (&w[self.index[j] as usize], self.count[j] as f64);
             mg += x[0] * n;
             eg += x[1] * n;
         }
-        let ph = self.phase[i] as f64;
-        (mg * ph + eg * (FULL_PHASE as f64 - ph)) / FULL_PHASE as f64
+        (mg, eg)
+    }
+
+    /// The end game's scale (a fraction) of position i with halves mg and eg: `eg_scale`,
+    /// held constant by the gradient (it moves only in steps).
+    fn scale(&self, i: usize, mg: f64, eg: f64) -> f64 {
+        eg_scale(self.pawns[i], eg < 0.0 || eg == 0.0 && mg < 0.0) as f64 / 128.0
     }
 }
 
@@ -534,10 +570,12 @@ fn gradient(d: &Data, w: &[[f64; 2]], k: f64, threads: usize) -> (f64, Vec<[f64;
                 let s = sigmoid(d.eval(i, w), k);
                 let diff = s - d.target[i] as f64;
                 total += diff * diff;
-                // d(error)/d(eval), then d(eval)/d(weight) = count * phase share
+                // d(error)/d(eval), then d(eval)/d(weight) = count * phase share (the end
+                // game's times its scale)
                 let de = 2.0 * diff * s * (1.0 - s) * scale;
                 let ph = d.phase[i] as f64 / FULL_PHASE as f64;
-                let (gm, ge) = (de * ph, de * (1.0 - ph));
+                let (mg, eg) = d.halves(i, w);
+                let (gm, ge) = (de * ph, de * (1.0 - ph) * d.scale(i, mg, eg));
                 for j in d.start[i] as usize..d.start[i + 1] as usize {
                     let (x, n) = (&mut g[d.index[j] as usize], d.count[j] as f64);
                     x[0] += gm * n;

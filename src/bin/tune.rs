@@ -447,6 +447,12 @@ impl Data {
     /// The model's eval (White's view) of position i, unrounded.
     fn eval(&self, i: usize, w: &[[f64; 2]]) -> f64 {
         let (mg, eg) = self.halves(i, w);
+        self.taper(i, mg, eg)
+    }
+
+    /// Position i's eval from its middle-game and end-game sums: the end game scaled, then
+    /// tapered by phase.
+    fn taper(&self, i: usize, mg: f64, eg: f64) -> f64 {
         let ph = self.phase[i] as f64;
         (mg * ph + eg * self.scale(i, mg, eg) * (FULL_PHASE as f64 - ph)) / FULL_PHASE as f64
     }
@@ -567,14 +573,14 @@ fn gradient(d: &Data, w: &[[f64; 2]], k: f64, threads: usize) -> (f64, Vec<[f64;
             let mut g = vec![[0.0; 2]; FEATURES];
             let mut total = 0.0;
             for i in range {
-                let s = sigmoid(d.eval(i, w), k);
+                let (mg, eg) = d.halves(i, w); // (once: the eval and its scale need them)
+                let s = sigmoid(d.taper(i, mg, eg), k);
                 let diff = s - d.target[i] as f64;
                 total += diff * diff;
                 // d(error)/d(eval), then d(eval)/d(weight) = count * phase share (the end
                 // game's times its scale)
                 let de = 2.0 * diff * s * (1.0 - s) * scale;
                 let ph = d.phase[i] as f64 / FULL_PHASE as f64;
-                let (mg, eg) = d.halves(i, w);
                 let (gm, ge) = (de * ph, de * (1.0 - ph) * d.scale(i, mg, eg));
                 for j in d.start[i] as usize..d.start[i + 1] as usize {
                     let (x, n) = (&mut g[d.index[j] as usize], d.count[j] as f64);

@@ -76,9 +76,12 @@ struct Position {
     pawns: [u8; 2],
 }
 
-/// lib.rs's end-game scale, in 128ths: the side ahead (Black if the end game is below 0, or
-/// it is 0 and the middle game is) with m of its 8 pawns missing keeps 128 - m * m (m < 0 with more than 8).
-fn eg_scale(pawns: [u8; 2], black_ahead: bool) -> i32 {
+/// lib.rs's end-game scale, in 128ths, of a position with middle-game and end-game sums `mg`
+/// and `eg` (White's view; integer sums convert to f64 exactly): the side ahead (Black if the
+/// end game is below 0, or it is 0 and the middle game is) with m of its 8 pawns missing keeps
+/// 128 - m * m (m < 0 with more than 8).
+fn eg_scale(pawns: [u8; 2], mg: f64, eg: f64) -> i32 {
+    let black_ahead = eg < 0.0 || eg == 0.0 && mg < 0.0;
     let m = 8 - pawns[black_ahead as usize] as i32;
     128 - m * m
 }
@@ -309,10 +312,7 @@ fn int_eval(p: &Position, w: &[[i32; 2]]) -> i32 {
         mg += w[i as usize][0] * n as i32;
         eg += w[i as usize][1] * n as i32;
     }
-    let (ph, scale) = (
-        p.phase as i32,
-        eg_scale(p.pawns, eg < 0 || eg == 0 && mg < 0),
-    );
+    let (ph, scale) = (p.phase as i32, eg_scale(p.pawns, mg as f64, eg as f64));
     (mg * ph + eg * scale / 128 * (FULL_PHASE - ph)) / FULL_PHASE
 }
 
@@ -471,7 +471,7 @@ impl Data {
     /// The end game's scale (a fraction) of position i with halves mg and eg: `eg_scale`,
     /// held constant by the gradient (it moves only in steps).
     fn scale(&self, i: usize, mg: f64, eg: f64) -> f64 {
-        eg_scale(self.pawns[i], eg < 0.0 || eg == 0.0 && mg < 0.0) as f64 / 128.0
+        eg_scale(self.pawns[i], mg, eg) as f64 / 128.0
     }
 }
 

@@ -84,6 +84,8 @@ pub struct Board {
     pawns: [[u8; 10]; 2],
     /// Occupied squares by colour (index 1 White, 2 Black: colour / 8): bit s, square s.
     occ: [u128; 3],
+    /// Zobrist key of the pawns alone (for the correction history).
+    pk: u64,
 }
 
 impl Board {
@@ -103,6 +105,7 @@ impl Board {
             king: [0; 3],
             pawns: [[0; 10]; 2],
             occ: [0; 3],
+            pk: 0,
         };
         if f.len() < 4 || f.len() > 6 {
             Err(format!("FEN needs 4 to 6 fields, not {}", f.len()))?
@@ -220,7 +223,8 @@ impl Board {
     fn set(&mut self, s: usize, p: u8, add: i32) {
         if p > 0 {
             self.b[s] = if add > 0 { p } else { 0 };
-            self.key ^= z(p as usize * 128 + s); // in or out alike: xor
+            let z = z(p as usize * 128 + s);
+            self.key ^= z; // in or out alike: xor
             self.score += add * PST[p as usize][s]; // the evaluation, kept as pieces move
             self.phase += add * PHASE[p as usize & 7];
             self.occ[p as usize / 8] ^= 1 << s; // (on or off)
@@ -229,6 +233,7 @@ impl Board {
             }
             if p & 7 == 1 {
                 self.pawns[p as usize / 16][s % 8 + 1] ^= 1 << (s >> 4); // (on or off)
+                self.pk ^= z;
             }
         }
     }
@@ -782,6 +787,9 @@ pub struct Engine {
     root: i32,
     /// Static evaluations by key, 2^16 slots: (key, score).
     eval_cache: Vec<(u64, i32)>,
+    /// Correction history: by pawn structure and side to move, how far the static evaluation
+    /// missed the search's score (in 1/256 cp), added to the evaluation.
+    corr: Vec<i32>,
 }
 
 /// Mate scores (within 999 of `MATE`) are stored as distance from the node, read back as distance
@@ -806,6 +814,7 @@ impl Engine {
         self.tt = Arc::new((0..mb << 16).map(|_| Slot::default()).collect()); // 2^16 to a MB
         self.history = vec![[0; 128]; 23];
         self.eval_cache = vec![(0, 0); 1 << 16];
+        self.corr = vec![0; 65536];
     }
 
     /// Nodes searched so far by all the threads (exact with one).
@@ -845,7 +854,14 @@ impl Engine {
             self.skip.clear();
             for line in &mut lines {
                 // aspiration: look near the last iteration's score, widen on a miss
-                let (mut g, mut w) = (line.score, if d > 3 { 25 } else { MATE });
+                let (mut g, mut w) = (
+                    line.score,
+                    if d > 3 {
+                        25 + line.score.pow(2) / 16384
+                    } else {
+                        MATE
+                    },
+                );
                 loop {
                     let s = self.search(
                         b,
@@ -967,7 +983,9 @@ impl Engine {
         if *key != b.key {
             (*key, *v) = (b.key, b.eval()); // not known yet: the evaluation costs more than a probe
         }
-        let mut eval = *v;
+        // the pawn structure's slot of the correction history (a hash of the pawn bits, mod a prime)
+        let ci = (b.pk ^ b.side as u64) as usize & 65535;
+        let mut eval = *v + self.corr[ci] / 256;
         // improving: better than two plies ago, when this side was last to move
         let improving = (ply > 1 && eval > self.evals[ply - 2]) as i32;
         self.evals[ply] = eval;
@@ -981,11 +999,18 @@ impl Engine {
         if prune && depth < 8 && eval - 71 * (depth - improving) >= beta {
             return eval; // reverse futility: too far above beta for a shallow search to matter
         }
+        // razoring: far below alpha near the leaves, only captures may save it: quiescence
+        let (depth, qs) = if prune && depth < 8 && eval + 238 * depth < alpha {
+            (0, true)
+        } else {
+            (depth, qs)
+        };
         // Null move: if passing still leaves us at or above beta at reduced depth, cut off. Not
         // without a piece, type 2..5 (zugzwang is common then; a king's 6 % 6 is 0).
         if prune
             && depth > 2
             && eval >= beta
+            && eval >= self.evals[ply]
             && b.b.iter().any(|&p| p & b.side > 0 && p % 8 % 6 > 1)
         {
             let r = 4 + depth / 5 + ((eval - beta) / 196).min(3); // deeper, or far above beta: more
@@ -1008,7 +1033,13 @@ impl Engine {
                         // victim + promotion types, 0 for a quiet move
                         0 if self.killers[ply].contains(m) => 1 << 19,
                         0 => self.history[b.b[m.from] as usize][m.to],
-                        victim => (1 << 20) + victim * 8 - (b.b[m.from] & 7) as i32, // MVV/LVA
+                        // captures: the gain, then how such captures did (at to ^ 8, off the board)
+                        _ => {
+                            (1 << 20)
+                                + WORTH[b.b[m.to] as usize & 7]
+                                + WORTH[m.promo as usize]
+                                + self.history[b.b[m.from] as usize][m.to ^ 8]
+                        }
                     }),
             );
             let mut best_move = e >> 32; // (packed; from another position if no hit: harmless)
@@ -1091,16 +1122,17 @@ impl Engine {
                         }
                     }
                     if s >= beta {
-                        if quiet {
-                            // a quiet move cut off: remember it as killer; its history goes up,
-                            // that of the quiet moves tried before it down
-                            for q in &moves[..=i] {
-                                if b.b[q.to] == 0 && q.promo == 0 && b.safe(*q, check) {
-                                    // (bounded by +-512: the nearer a bound, the smaller the step)
-                                    let h = &mut self.history[b.b[q.from] as usize][q.to];
-                                    *h += if *q == m { d * d } else { -d * d } - *h * d * d / 512;
-                                }
+                        // the move that cut off: its history goes up, that of the moves tried
+                        // before it down (captures' at to ^ 8)
+                        for q in &moves[..=i] {
+                            if b.safe(*q, check) {
+                                // (bounded by +-512: the nearer a bound, the smaller the step)
+                                let h = &mut self.history[b.b[q.from] as usize]
+                                    [q.to ^ 8 * (b.b[q.to] > 0 || q.promo > 0) as usize];
+                                *h += if *q == m { d * d } else { -d * d } - *h * d * d / 512;
                             }
+                        }
+                        if quiet {
                             if self.killers[ply][0] != m {
                                 self.killers[ply] = [m, self.killers[ply][0]];
                             }
@@ -1117,6 +1149,19 @@ impl Engine {
                         self.pv[ply].clear(); // (a draw: the line ends here)
                         break 'node;
                     }
+                }
+                // correction history: the search's score against the static evaluation, unless
+                // only a bound that says nothing of it, or a capture's gain, made the difference
+                let st = self.evals[ply];
+                if d == depth
+                    && !qs
+                    && !check
+                    && (best < beta || best > st)
+                    && (best > alpha || best < st)
+                    && b.b[(best_move >> 8 & 127) as usize] == 0
+                {
+                    let c = &mut self.corr[ci];
+                    *c += ((best - st).clamp(-80, 80) * 256 - *c) * (d * d + 4).min(64) / 512;
                 }
                 // a search (draft d > 0) replaces the entry; a quiescence store (d = 0) only an
                 // entry of draft 0, so that it cannot evict a search's

@@ -1036,8 +1036,7 @@ impl Engine {
                         // captures: the gain, then how such captures did (at to ^ 8, off the board)
                         _ => {
                             (1 << 20)
-                                + WORTH[b.b[m.to] as usize & 7]
-                                + WORTH[m.promo as usize]
+                                + 2 * (WORTH[b.b[m.to] as usize & 7] + WORTH[m.promo as usize])
                                 + self.history[b.b[m.from] as usize][m.to ^ 8]
                         }
                     }),
@@ -1066,18 +1065,15 @@ impl Engine {
                     let gain = WORTH[victim] + WORTH[m.promo as usize];
                     // Futility (quiescence: delta pruning): near the leaves, a move that cannot
                     // win back enough to lift a lost cause is skipped, unless it gives check
-                    // (mates hide there); in quiescence the captures after it gain no more (MVV
-                    // order), so they go too. Late-move pruning: past (1 + d * d) >> (1 -
-                    // improving) quiet moves (half as many when not improving), the rest
-                    // (quiet too) will not cut.
+                    // (mates hide there; quiescence does not ask). Late-move pruning: past
+                    // (1 + d * d) >> (1 - improving) quiet moves (half as many when not
+                    // improving), the rest (quiet too) will not cut.
                     let futile =
                         (qs || prune && tried > 0 && d < 8) && eval + 50 + 100 * d + gain <= a;
-                    if futile && qs && i > 0
-                        || prune && quiet && quiets > (1 + d * d) >> 1 - improving
-                    {
-                        break; // (the first move may be the hash move, out of order)
+                    if prune && quiet && quiets > (1 + d * d) >> 1 - improving {
+                        break;
                     }
-                    if futile && !b.exposed(m, b.side ^ 24) {
+                    if futile && (qs || !b.exposed(m, b.side ^ 24)) {
                         continue;
                     }
                     // the child board; calm: the move gives no check

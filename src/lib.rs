@@ -5,9 +5,45 @@
 //! (8 white, 16 black): `p & side != 0` tests ownership and `p & 7` the type.
 //! Moves: pseudo-legal generation with a legality filter, copy-make (a Board is Copy).
 //! Search: one recursive negamax that deepens iteratively in every node and, at depth 0,
-//! turns into a two-pass MVV/LVA quiescence search in the same loop.
+//! turns into a two-pass MVV/LVA quiescence search in the same loop. Every node works in the
+//! same two passes: pass 1 scores all its moves without searching them, pass 2 searches them
+//! best first (once per iteration of the node's deepening).
 //!
 //! Sections, in reading order: constants, board and FEN, moves, make, evaluation, search.
+//!
+//! ## The packed layouts, all in one place
+//!
+//! - **Piece code** `p`: type `p & 7` (1 P, 2 N, 3 B, 4 R, 5 Q, 6 K) | colour (8 White, 16
+//!   Black); 0 empty. `LETTERS[p]` is its FEN letter; `p / 8` (1 White, 2 Black) indexes
+//!   `king` and `occ`, `p / 16` (0 White, 1 Black) indexes `pawns`.
+//! - **Square** `s` (0x88): `rank * 16 + file`, a1 = 0, h1 = 7, a8 = 0x70; `s & 0x88 != 0`
+//!   is off the board; +16 is a rank up, +1 a file right; a step down wraps mod 256
+//!   (`s + d & 255`). The board array has 128 entries: files 8..15 (`s & 8`) never hold a
+//!   piece, which the history uses (below).
+//! - **`DIRS`** (offsets mod 256): 0..4 rook E N W S (1, 16, -1, -16); 4..8 bishop NW NE SW
+//!   SE (15, 17, -17, -15); queen and king 0..8; 8..16 knight. A White pawn captures along
+//!   `DIRS[4..6]` (up), a Black one along `DIRS[6..8]` (down).
+//! - **Pawn masks** `pawns[colour][file + 1]`: bit r set for a pawn on rank r (0 = rank 1);
+//!   files 0 and 9 stay empty so that `f - 1` and `f + 1` need no test. `terms` reads
+//!   Black's masks bit-reversed (`u8::reverse_bits`), so that bit r is rank r from its side.
+//! - **Packed score** `s(mg, eg) = (eg << 16) + mg`: one `i32` holds both halves, added up
+//!   together; unpacked as `mg = s as i16`, `eg = (s + 0x8000) >> 16` (the + 0x8000 returns
+//!   the one a negative middle game borrowed).
+//! - **`W`**, the terms' weights: 0 tempo, 1 bishop pair, 2..=6 mobility (N B R Q K), 7..=12
+//!   defended by a pawn (P N B R Q K), 13..=17 half-open file, 18..=22 open file (N B R Q K),
+//!   23..=24 attacked by a pawn, 25..=30 passed pawn by rank, 31..=36 passed and blocked,
+//!   37 passed and defended, 38..=39 king distances, 40..=42 doubled, isolated, phalanx,
+//!   43..=44 pawn shield.
+//! - **Zobrist items** `z(i)`: a piece is `p * 128 + s`; the castling rights (0..16), the
+//!   e.p. square (128: none) and the side to move (16: Black) are items below 128, i.e.
+//!   piece 0. A pawn's item also enters `pk`, the pawns' own key.
+//! - **`Move::pack`**: `from | to << 8 | promo << 16`, 24 bits.
+//! - **Hash slot**: two `AtomicU64`, the key XOR the data, then the data: score (bits 0..16,
+//!   an i16; mates from the node), draft (16..24), bound (24..26: 1 UPPER, 2 LOWER, 3
+//!   EXACT), `Move::pack` (32..56).
+//! - **History** `history[p][to]`: a quiet move of piece code p to square `to`; a capture's
+//!   at `to ^ 8`, the unused off-board file of the same row.
+//! - **Correction history** `corr`: 65,536 slots by the pawns' key XOR the side to move.
 
 // 0x88 arithmetic such as `t + d & 255` leans on Rust's operator precedence on purpose.
 #![allow(clippy::precedence, clippy::type_complexity)]
@@ -325,8 +361,10 @@ fn ray(b: &[u8; 128], s: usize, d: usize) -> usize {
 fn attacked(b: &[u8; 128], s: usize, them: u8) -> bool {
     for (i, &d) in DIRS[..8].iter().enumerate() {
         let t = ray(b, s, d);
-        // their piece: its type (ours or empty: 8 and up, or 0); their pawn stands up the board
-        // from s (DIRS 4, 5) if Black, down (6, 7) if White
+        // XOR their colour bit: their piece leaves its bare type 1..6; ours keeps a colour bit
+        // and an empty square becomes `them` (8 and up either way). `t & 127`: an index in range
+        // even off the board (where t & 0x88 then says no). Their pawn stands up the board from s
+        // (DIRS 4, 5: i / 2 == 2) if Black (them / 8 == 2), down (6, 7: 3) if White (1)
         let p = b[t & 127] ^ them;
         if t & 0x88 == 0
             && (p == 5
@@ -468,7 +506,8 @@ impl Board {
             x[t ^ 16] = 0; // the pawn taken e.p., behind t
         }
         (x[t], x[f]) = (p, 0);
-        // the king: moved, or not
+        // the king's square: t if the king itself moved (p == c | 6 makes the bool index 0),
+        // else where it stands
         attacked(
             &x,
             [t, self.king[c as usize / 8]][(p != c | 6) as usize],
@@ -668,7 +707,9 @@ impl Board {
                     if own[f] == 0 {
                         v += w[11 + k + 5 * (them[f] == 0) as usize]; // half-open, open file
                     }
-                    // mobility: the squares reached that no enemy pawn guards
+                    // mobility: the squares reached that no enemy pawn guards. A king walks all eight
+                    // lines like a queen here (only a knight stops after one step): on purpose,
+                    // its "mobility" is how open the lines around it are, a king-safety term
                     let mut n = 0;
                     for &d in steps(k as u8, us) {
                         let mut y = s;
@@ -941,9 +982,12 @@ impl Engine {
             self.stop.store(true, Relaxed);
             return 0;
         }
-        // Draws. The key stack holds the path to this node (what siblings' searches left goes);
-        // draws: fifty moves, bare kings, or a repetition (since the last capture or pawn move, an
-        // even number of plies back)
+        // Draws. The key stack holds the game's keys, then the path to this node: cut back to
+        // `game + ply` entries, it drops what the siblings' searches left, and its last entry is
+        // the parent's. So, scanning back from the parent, skip 1 and step 2: the positions 2, 4,
+        // 6, ... plies back with this side to move, as far as the last capture or pawn move
+        // (`half`). This node's key goes on only after the scan (it would match itself).
+        // Draws: fifty moves, bare kings, or such a repetition.
         self.keys.truncate(self.game + ply);
         let rep = self
             .keys
@@ -972,9 +1016,10 @@ impl Engine {
         let (s, qs) = (ply_adjust(e as i16 as i32, -(ply as i32)), depth < 1); // (mates: from the root)
 
         // Hash cut: outside PV nodes a deep enough entry cuts if its bound covers the side of the
-        // window its score is on. The test supplies the bit a bound lacks: LOWER (2) if s <= alpha,
-        // UPPER (1) if s >= beta; 3 means EXACT, an UPPER bound at or below alpha (fail low) or a
-        // LOWER bound at or above beta (fail high).
+        // window its score is on. The test ORs into the bound the bit it may lack: 2 (LOWER) if
+        // s <= alpha, 1 (UPPER) if s >= beta; the result is 3 exactly when the entry is EXACT,
+        // an UPPER bound at or below alpha (a fail low), or a LOWER bound at or above beta (a
+        // fail high). An UPPER bound above alpha, or a LOWER one below beta, stays short of 3.
         if hit && !pv && draft >= depth && bound | (s <= alpha) as u64 * 2 | (s >= beta) as u64 == 3
         {
             return s;
@@ -1019,8 +1064,11 @@ impl Engine {
                 return s.min(MATE - 999); // an unproven mate: the side to move passed
             }
         }
-        // Pass 1: generate, and score every move without searching it: MVV/LVA for captures
-        // and promotions (victim first, then the cheapest attacker), then killers and history.
+        // Pass 1: generate, and score every move without searching it: captures and promotions
+        // by their gain and the capture history, then killers and the history. The ply's lists
+        // are taken out of `self` (the searches below borrow it) and put back at the end, so
+        // every exit from here on leaves through the end of the 'node block (`break 'node`),
+        // never by `return`.
         let (moves, mut order) = std::mem::take(&mut self.lists[ply]);
         let mut moves = b.moves(qs, moves, check);
         let mut best = 0; // the node's score (the last iteration's best)
@@ -1043,9 +1091,10 @@ impl Engine {
             );
             let mut best_move = e >> 32; // (packed; from another position if no hit: harmless)
 
-            // Pass 2: deepen up to `depth` from one past what the hash table knows, at most two
-            // plies below (none known: from 1; quiescence: one pass at 0), each iteration trying
-            // the previous one's best move first.
+            // Deepening: up to `depth` from one past what the hash table knows, at most two plies
+            // below (none known: from 1; quiescence: once, at 0), each iteration trying the
+            // previous one's best move first. Each iteration is pass 2: the moves searched best
+            // first.
             for d in if hit { (draft + 1).max(depth - 2) } else { 1 }.min(depth)..=depth {
                 if let Some(i) = moves.iter().position(|&m| m.pack() == best_move) {
                     order[i] = 1 << 30 | d; // tried first; | d: above older passes' best moves

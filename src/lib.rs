@@ -1028,7 +1028,7 @@ impl Engine {
         if *key != b.key {
             (*key, *v) = (b.key, b.eval()); // not known yet: the evaluation costs more than a probe
         }
-        // the pawn structure's slot of the correction history (a hash of the pawn bits, mod a prime)
+        // the correction history's slot: this pawn structure (its key) with this side to move
         let ci = (b.pk ^ b.side as u64) as usize & 65535;
         let mut eval = *v + self.corr[ci] / 256;
         // improving: better than two plies ago, when this side was last to move

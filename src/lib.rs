@@ -43,7 +43,11 @@
 //!   EXACT), `Move::pack` (32..56).
 //! - **History** `history[p][to]`: a quiet move of piece code p to square `to`; a capture's
 //!   at `to ^ 8`, the unused off-board file of the same row.
-//! - **Correction history** `corr`: 65,536 slots by the pawns' key XOR the side to move.
+//! - **Correction history** `corr`: 65,536 slots by the pawns' key XOR the side to move, then
+//!   65,521 by the material key `mk` XOR the side (mod a prime). `mk` holds the count of each
+//!   piece code in a nibble; code 0's nibble is empty, so White's side bit (8) never collides.
+//! - **Continuation history** `cont[last * 16 + p % 16][to]`: `Board::last` is the move before
+//!   (`to * 16 + piece % 16`), then this move's piece and target.
 
 // 0x88 arithmetic such as `t + d & 255` leans on Rust's operator precedence on purpose.
 #![allow(clippy::precedence, clippy::type_complexity)]
@@ -120,8 +124,12 @@ pub struct Board {
     pawns: [[u8; 10]; 2],
     /// Occupied squares by colour (index 1 White, 2 Black: colour / 8): bit s, square s.
     occ: [u128; 3],
-    /// Zobrist key of the pawns alone (for the correction history).
+    /// For the correction history: the Zobrist key of the pawns alone, and the material: the
+    /// count of each piece code in 4 bits at bit (code & 15) * 4.
     pk: u64,
+    mk: i64,
+    /// The last move, as its target * 16 + its piece code & 15 (for the continuation history).
+    last: usize,
 }
 
 impl Board {
@@ -142,6 +150,8 @@ impl Board {
             pawns: [[0; 10]; 2],
             occ: [0; 3],
             pk: 0,
+            mk: 0,
+            last: 0,
         };
         if f.len() < 4 || f.len() > 6 {
             Err(format!("FEN needs 4 to 6 fields, not {}", f.len()))?
@@ -263,6 +273,7 @@ impl Board {
             self.key ^= z; // in or out alike: xor
             self.score += add * PST[p as usize][s]; // the evaluation, kept as pieces move
             self.phase += add * PHASE[p as usize & 7];
+            self.mk += (add as i64) << (p & 15) * 4;
             self.occ[p as usize / 8] ^= 1 << s; // (on or off)
             if p & 7 == 6 {
                 self.king[p as usize / 8] = s; // index 1 White, 2 Black
@@ -543,6 +554,7 @@ impl Board {
             self.set(f + t >> 1, p - 2, 1); // over the king, to the square it passed
         }
         self.castle &= !(lost(f) | lost(t)); // a king or rook moved, a rook taken
+        self.last = t * 16 + p as usize % 16;
         self.half = if pawn || victim > 0 { 0 } else { self.half + 1 };
         self.full += (self.side > 8) as u32; // after Black's move
         self.side ^= 24;
@@ -813,13 +825,16 @@ pub struct Engine {
     /// Per ply, two quiet moves that recently caused a beta cutoff there.
     killers: Vec<[Move; 2]>,
     /// Per piece and target square, how well a quiet move did: up at a cutoff, down when
-    /// tried before one; bounded by +-512, halved at each new search, kept through a game.
+    /// tried before one; bounded by +-512, kept through a game.
     history: Vec<[i32; 128]>,
     /// Triangular PV: per ply, the best line found below the current node there (PV nodes
     /// only). A node empties its own on entry, so a line ends where the search stopped.
     pv: Vec<Vec<Move>>,
     /// Per ply, the static evaluation there (is the side to move improving?).
     evals: Vec<i32>,
+    /// Continuation history: as `history`, by the move before (`Board::last`) and this move's
+    /// piece & 15 and target.
+    cont: Vec<[i32; 128]>,
     /// Per ply, the move list and its order scores, reused from node to node.
     lists: Vec<(Vec<Move>, Vec<i32>)>,
     /// Root moves left out (MultiPV: those of the lines found already in this iteration).
@@ -854,8 +869,9 @@ impl Engine {
     pub fn resize(&mut self, mb: usize) {
         self.tt = Arc::new((0..mb << 16).map(|_| Slot::default()).collect()); // 2^16 to a MB
         self.history = vec![[0; 128]; 23];
+        self.cont = vec![[0; 128]; 32768];
         self.eval_cache = vec![(0, 0); 1 << 16];
-        self.corr = vec![0; 65536];
+        self.corr = vec![0; 131072];
     }
 
     /// Nodes searched so far by all the threads (exact with one).
@@ -888,7 +904,6 @@ impl Engine {
             vec![Default::default(); 128],
         );
         self.count.store(0, Relaxed);
-        self.history.iter_mut().flatten().for_each(|h| *h /= 2); // older lessons fade
         let (moves, check) = (b.gen(false), b.in_check());
         let mut lines = vec![Info::default(); lim.multipv.clamp(1, moves.len().max(1))];
         'deepen: for d in 1..=lim.depth.max(1) {
@@ -1030,7 +1045,8 @@ impl Engine {
         }
         // the correction history's slot: this pawn structure (its key) with this side to move
         let ci = (b.pk ^ b.side as u64) as usize & 65535;
-        let mut eval = *v + self.corr[ci] / 256;
+        let mi = 65536 + (b.mk ^ b.side as i64) as usize % 65521;
+        let mut eval = *v + (self.corr[ci] + self.corr[mi]) / 256;
         // improving: better than two plies ago, when this side was last to move
         let improving = (ply > 1 && eval > self.evals[ply - 2]) as i32;
         self.evals[ply] = eval;
@@ -1072,6 +1088,7 @@ impl Engine {
         let (moves, mut order) = std::mem::take(&mut self.lists[ply]);
         let mut moves = b.moves(qs, moves, check);
         let mut best = 0; // the node's score (the last iteration's best)
+        let pc = b.last * 16; // the continuation history's rows for this node
         'node: {
             order.clear();
             order.extend(
@@ -1080,7 +1097,10 @@ impl Engine {
                     .map(|m| match (b.b[m.to] & 7) as i32 + m.promo as i32 {
                         // victim + promotion types, 0 for a quiet move
                         0 if self.killers[ply].contains(m) => 1 << 19,
-                        0 => self.history[b.b[m.from] as usize][m.to],
+                        0 => {
+                            self.history[b.b[m.from] as usize][m.to]
+                                + self.cont[pc + (b.b[m.from] & 15) as usize][m.to]
+                        }
                         // captures: the gain, then how such captures did (at to ^ 8, off the board)
                         _ => {
                             (1 << 20)
@@ -1172,9 +1192,13 @@ impl Engine {
                         for q in &moves[..=i] {
                             if b.safe(*q, check) {
                                 // (bounded by +-512: the nearer a bound, the smaller the step)
-                                let h = &mut self.history[b.b[q.from] as usize]
-                                    [q.to ^ 8 * (b.b[q.to] > 0 || q.promo > 0) as usize];
-                                *h += if *q == m { d * d } else { -d * d } - *h * d * d / 512;
+                                let (p, t) = (
+                                    b.b[q.from] as usize,
+                                    q.to ^ 8 * (b.b[q.to] > 0 || q.promo > 0) as usize,
+                                );
+                                for h in [&mut self.history[p][t], &mut self.cont[pc + p % 16][t]] {
+                                    *h += if *q == m { d * d } else { -d * d } - *h * d * d / 512;
+                                }
                             }
                         }
                         if quiet {
@@ -1205,8 +1229,10 @@ impl Engine {
                     && (best > alpha || best < st)
                     && b.b[(best_move >> 8 & 127) as usize] == 0
                 {
-                    let c = &mut self.corr[ci];
-                    *c += ((best - st).clamp(-80, 80) * 256 - *c) * (d * d + 4).min(64) / 512;
+                    for i in [ci, mi] {
+                        let c = &mut self.corr[i];
+                        *c += ((best - st).clamp(-80, 80) * 256 - *c) * (d * d + 4).min(64) / 512;
+                    }
                 }
                 // a search (draft d > 0) replaces the entry; a quiescence store (d = 0) only an
                 // entry of draft 0, so that it cannot evict a search's

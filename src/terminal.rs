@@ -3,12 +3,13 @@
 //! rmax thinks on the search thread while input keeps arriving as events, so that Enter or
 //! `move` makes it move at once and `quit` leaves; other lines wait for its move.
 
+use crate::explain::explain;
 use crate::game::{colour, letter, line_san, numbered, read_move, san, start_board, Game, Parsed};
 use crate::input::{int, parse_fen, short, split_word, Event};
 use crate::level::{Level, ELO_MAX, ELO_MIN};
-use crate::output::{Score, VERSION};
+use crate::output::{diagram, Score, VERSION};
 use crate::searcher::{lock, Searcher, MAX_THREADS};
-use rmax::{Board, Info, Limits};
+use rmax::{Board, Info, Limits, W};
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -33,6 +34,7 @@ Commands:
   analyse [n]     the n best lines of the position (default 3; 1 to 10), deeper and
                   deeper until Enter (also: analyze)
   board           show the board (the last move's squares in brackets)
+  eval            the evaluation of the position, a row per group of terms
   flip            turn the board around
   unicode on|off  chess symbols for the pieces, or letters
   moves           list the legal moves
@@ -287,6 +289,7 @@ impl Terminal {
             },
             "moves" => self.list_moves(),
             "board" => self.show(),
+            "eval" => say!("{}", explain(self.game.board(), &W)),
             "pgn" => say!("{}", self.pgn()),
             "save" => self.save(arg),
             "load" => self.load(arg),
@@ -743,31 +746,7 @@ impl Terminal {
                 .last()
                 .is_some_and(|m| m.from == square || m.to == square)
         };
-        let mut text = String::new();
-        for row in 0..8 {
-            let rank = if turned { row } else { 7 - row };
-            let square = |col: usize| rank * 16 + if turned { 7 - col } else { col };
-            text += &format!("{}", rank + 1);
-            for col in 0..8 {
-                let left = col > 0 && marked(square(col - 1));
-                text.push(match (left, marked(square(col))) {
-                    (false, false) => ' ',
-                    (false, true) => '[',
-                    (true, false) => ']',
-                    (true, true) => '|',
-                });
-                text.push(self.piece(board.b[square(col)]));
-            }
-            if marked(square(7)) {
-                text.push(']');
-            }
-            text.push('\n');
-        }
-        text += if turned {
-            "  h g f e d c b a"
-        } else {
-            "  a b c d e f g h"
-        };
+        let text = diagram(board, turned, marked, |p| self.piece(p));
         let last = self.game.last_numbered();
         let status = if self.game.end().is_some() {
             last.map_or(String::new(), |s| format!("Last move {s}."))

@@ -1,11 +1,12 @@
 //! UCI: the protocol of most GUIs and tournament managers (fastchess, cutechess-cli, OpenBench).
 
-use crate::game::{start_board, Game};
+use crate::explain::explain;
+use crate::game::{letter, start_board, Game};
 use crate::input::{budget, int, parse_fen, short, Event, MAX_LINE, OVERHEAD_MS};
 use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
-use crate::output::{moves_text, Score, VERSION};
+use crate::output::{diagram, moves_text, Score, VERSION};
 use crate::searcher::{lock, Searcher, HASH_MB, MAX_MULTIPV, MAX_THREADS};
-use rmax::{Board, Info, Limits, Move, START};
+use rmax::{Board, Info, Limits, Move, START, W};
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -248,10 +249,33 @@ impl Uci {
             "go" => self.go(args),
             "stop" => self.search.stop(),
             "ponderhit" => self.ponderhit(),
+            // not UCI, but as Stockfish: for people and scripts looking into the engine
+            "eval" | "d" => self.inspect(cmd),
             "quit" => return false,
             _ => say!("info string error: unknown command '{}'", short(cmd)),
         }
         true
+    }
+
+    /// `eval`: the evaluation of the position, a row per group of terms; `d`: the board,
+    /// its FEN and its key, as Stockfish prints them. A refused position is not shown (as
+    /// `go` does not search it): the one before it is not what the GUI meant.
+    fn inspect(&self, cmd: &str) {
+        if let Some(refused) = &self.refused {
+            return say!(
+                "info string error: no position to show (the last one was refused: {refused})"
+            );
+        }
+        let board = self.game.board();
+        if cmd == "eval" {
+            return say!("{}", explain(board, &W));
+        }
+        say!(
+            "{}\n\nFen: {}\nKey: {:016X}",
+            diagram(board, false, |_| false, letter),
+            board.fen(),
+            board.key
+        );
     }
 
     fn new_game(&mut self) {

@@ -828,3 +828,58 @@ fn with_threads_go_infinite_waits_for_stop_also_when_the_search_ends_by_itself()
         assert!(legal(&board_after(fen, &[]), &m), "{fen}: {m}");
     }
 }
+
+#[test]
+fn d_shows_the_board_its_fen_and_key_and_eval_explains_it() {
+    let mut r = uci();
+    let moves = ["e1g1", "b4c3", "d2c3", "e8c8"];
+    r.send(&format!(
+        "position fen {KIWIPETE} moves {}",
+        moves.join(" ")
+    ));
+    let board = board_after(KIWIPETE, &moves);
+    r.send("d");
+    let out = r.expect("\nKey: ", 5.0) + &r.line("", 5.0);
+    let lines: Vec<&str> = out.lines().collect();
+    // rank 8 at the top, a letter a square ('.' empty), then the files
+    for (i, rank) in (0..8).rev().enumerate() {
+        let squares: String = (0..8)
+            .map(|file| {
+                let p = board.b[rank * 16 + file] as usize;
+                format!(" {}", &rmax::LETTERS[p..=p])
+            })
+            .collect();
+        assert_eq!(lines[i], format!("{}{squares}", rank + 1), "{out}");
+    }
+    assert_eq!(lines[8], "  a b c d e f g h", "{out}");
+    assert!(out.contains(&format!("\nFen: {}\n", board.fen())), "{out}");
+    assert!(out.ends_with(&format!("Key: {:016X}", board.key)), "{out}");
+    r.send("eval");
+    let table = r.expect("(Board::eval)", 5.0);
+    assert_eq!(eval_total(&table), Some(board.eval()), "{table}");
+    assert!(table.contains("White to move"), "{table}");
+    assert_eq!(check_eval_rows(&table), 10, "{table}");
+    // another position, another key and evaluation
+    r.send("position startpos moves e2e4");
+    let board = board_after(START, &["e2e4"]);
+    r.send("d");
+    let out = r.expect("\nKey: ", 5.0) + &r.line("", 5.0);
+    assert!(out.ends_with(&format!("Key: {:016X}", board.key)), "{out}");
+    r.send("eval");
+    let table = r.expect("(Board::eval)", 5.0);
+    assert_eq!(eval_total(&table), Some(board.eval()), "{table}");
+    // a refused position is not shown: the one before it is not the GUI's
+    r.send("position fen 8/8/8 w - - 0 1");
+    r.line("info string error: bad FEN", 5.0);
+    for cmd in ["d", "eval"] {
+        r.send(cmd);
+        let line = r.line("info string", 5.0);
+        assert!(line.contains("no position to show"), "{cmd}: {line}");
+    }
+    r.send("position startpos");
+    r.send("eval");
+    let table = r.expect("(Board::eval)", 5.0);
+    assert_eq!(eval_total(&table), Some(board_after(START, &[]).eval()));
+    r.send("isready");
+    r.line("readyok", 5.0);
+}

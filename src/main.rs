@@ -6,7 +6,7 @@
 //! what every mode prints alike (version, scores, lines of moves, the board) in `output.rs`,
 //! the evaluation explained term by term in `explain.rs`; the protocols in `uci.rs`,
 //! `xboard.rs` and `terminal.rs`; the game record, SAN and PGN in `game.rs`. README.md's
-//! Source files lists them all.
+//! "Robustness and source files" lists them all.
 
 use rmax::{Board, Engine, Limits, START};
 use std::io::{IsTerminal, Write};

@@ -2,7 +2,7 @@
 
 use crate::explain::explain;
 use crate::game::{letter, start_board, Game};
-use crate::input::{budget, int, parse_fen, short, Event, MAX_LINE, OVERHEAD_MS};
+use crate::input::{int, parse_fen, short, Budget, Event, Pace, MAX_LINE, OVERHEAD_MS};
 use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
 use crate::output::{diagram, moves_text, Score, VERSION};
 use crate::searcher::{lock, Searcher, HASH_MB, MAX_MULTIPV, MAX_THREADS};
@@ -142,15 +142,14 @@ struct Reply {
     multi: bool,
     /// `go mate n`: the search stops when it has found a mate in n moves or fewer.
     mate: Option<i64>,
-    /// No new iteration starts `soft_at` ms after `since` (set by ponderhit).
-    since: Instant,
-    soft_at: Arc<AtomicU64>,
+    /// With a clock (not `go infinite`): the search stops when its pace says so.
+    pace: Option<Mutex<Pace>>,
     in_check: bool,
 }
 
 impl Reply {
     /// A completed iteration's line: its `info`; then the search stops if it found the mate
-    /// asked for, or if the soft limit set by ponderhit has passed.
+    /// asked for, or if its pace says the move has had its time.
     fn line(&self, i: &Info) {
         say!("{}", uci_info(i, self.multi));
         if i.multipv <= 1 {
@@ -159,8 +158,8 @@ impl Reply {
         let found = self.mate.is_some_and(
             |n| matches!(Score::of(i.score), Score::Mate(m) if m > 0 && i64::from(m) <= n),
         );
-        let ms = self.since.elapsed().as_millis() as u64;
-        if found || ms >= self.soft_at.load(Relaxed) {
+        let paced = self.pace.as_ref().is_some_and(|pace| lock(pace).enough(i));
+        if found || paced {
             self.stop.store(true, Relaxed);
         }
     }
@@ -187,10 +186,11 @@ impl Reply {
 struct Ponder {
     stop: Arc<AtomicBool>,
     hold: Arc<AtomicBool>,
-    /// Milliseconds after `since` from which no new iteration starts (set by ponderhit).
-    soft_at: Arc<AtomicU64>,
+    /// When our clock started, in ms after `since` (the `go`): u64::MAX until ponderhit sets
+    /// it (the pace's `started`).
+    started: Arc<AtomicU64>,
     since: Instant,
-    soft: u64,
+    /// The hard limit (ms after ponderhit).
     hard: u64,
 }
 
@@ -403,21 +403,26 @@ impl Uci {
             }
             return; // (a bad depth was reported above)
         }
-        let mut lim = self.limits(&go, board.side);
+        let (mut lim, budget) = self.limits(&go, board.side);
+        let level = self.limit_strength.then(|| Level::new(self.elo)).flatten();
         let stop = Arc::new(AtomicBool::new(false));
         let held = go.infinite || go.ponder;
         self.hold = Arc::new(AtomicBool::new(held));
-        let (since, soft_at) = (Instant::now(), Arc::new(AtomicU64::new(u64::MAX)));
+        // our clock runs from now; a ponder search's from ponderhit
+        let started = Arc::new(AtomicU64::new(if go.ponder { u64::MAX } else { 0 }));
+        // (`go infinite` searches until `stop`, whatever the clock says; a level stops after
+        // the base time, unscaled, as its strength was measured)
+        let pace = budget
+            .filter(|_| !go.infinite)
+            .map(|b| Mutex::new(Pace::new(b, level.is_none(), started.clone())));
         if go.ponder {
-            let (stop, hold, soft_at) = (stop.clone(), self.hold.clone(), soft_at.clone());
-            let (soft, hard) = (lim.soft, lim.hard);
+            let (stop, hold) = (stop.clone(), self.hold.clone());
             self.pondering = Some(Ponder {
                 stop,
                 hold,
-                soft_at,
-                since,
-                soft,
-                hard,
+                started,
+                since: Instant::now(),
+                hard: lim.hard,
             });
         }
         if held {
@@ -430,22 +435,22 @@ impl Uci {
             shown: Mutex::default(),
             multi: self.multipv > 1, // (with one line, no `multipv` word: as before)
             mate: go.mate(),
-            since,
-            soft_at,
+            pace,
             in_check: board.in_check(),
         });
         let line = reply.clone();
         let report = Box::new(move |i: &Info| line.line(i));
         let done = Box::new(move |best, i: &Info, picked| reply.done(best, i, picked));
-        let level = self.limit_strength.then(|| Level::new(self.elo)).flatten();
         self.search
             .start(&self.game, lim, level, stop, report, done);
     }
 
-    /// The limits of a `go`: the clock's budget for `side`'s move, the move time, depth,
-    /// nodes and mate when given. A bad number must not turn into a search without end: with
-    /// the clock unknown, or no limit left at all, SAFE_MOVETIME at most.
-    fn limits(&self, go: &Go, side: u8) -> Limits {
+    /// The limits of a `go`, and the clock's budget for `side`'s move when its clock was
+    /// given: the budget (capped by the move time) gives the soft and hard limits; a move
+    /// time alone is kept exactly (soft = hard); depth, nodes and mate when given. A bad
+    /// number must not turn into a search without end: with the clock unknown, or no limit
+    /// left at all, SAFE_MOVETIME at most.
+    fn limits(&self, go: &Go, side: u8) -> (Limits, Option<Budget>) {
         let mut lim = Limits {
             multipv: self.multipv,
             ..Limits::default()
@@ -455,14 +460,11 @@ impl Uci {
         } else {
             (go.number("btime"), go.number("binc"))
         };
-        if let Some(t) = time {
-            let to_go = go.number("movestogo");
-            (lim.soft, lim.hard) = budget(t, inc.unwrap_or(0), to_go, self.overhead);
-        }
-        if let Some(ms) = go.number("movetime") {
-            let ms = ms.saturating_sub(self.overhead).max(1) as u64;
-            (lim.soft, lim.hard) = (lim.soft.min(ms), lim.hard.min(ms));
-        }
+        let to_go = go.number("movestogo");
+        let mut budget = time.map(|t| Budget::new(t, inc.unwrap_or(0), to_go, self.overhead));
+        let mut cap = go
+            .number("movetime")
+            .map(|ms| ms.saturating_sub(self.overhead).max(1) as u64);
         if let Some(depth) = go.number("depth") {
             lim.depth = depth.clamp(1, 64) as i32;
         }
@@ -475,9 +477,16 @@ impl Uci {
         let limited = !go.numbers.is_empty() || go.infinite || go.ponder;
         if go.bad_clock || !go.errors.is_empty() && !limited {
             say!("info string error: go: searching {SAFE_MOVETIME} ms at most");
-            (lim.soft, lim.hard) = (lim.soft.min(SAFE_MOVETIME), lim.hard.min(SAFE_MOVETIME));
+            cap = Some(cap.map_or(SAFE_MOVETIME, |ms| ms.min(SAFE_MOVETIME)));
         }
-        lim
+        if let Some(ms) = cap {
+            (lim.soft, lim.hard) = (ms, ms);
+            budget = budget.map(|b| b.capped(ms));
+        }
+        if let Some(b) = budget {
+            (lim.soft, lim.hard) = (b.most, b.hard);
+        }
+        (lim, budget)
     }
 
     /// The opponent played the move we pondered on: our clock runs from now.
@@ -485,8 +494,9 @@ impl Uci {
         let Some(p) = self.pondering.take() else {
             return;
         };
-        let now = p.since.elapsed().as_millis() as u64;
-        p.soft_at.store(now.saturating_add(p.soft), Relaxed); // checked after every iteration
+        // the pace decides after every iteration, on our clock from now
+        p.started
+            .store(p.since.elapsed().as_millis() as u64, Relaxed);
         p.hold.store(false, Relaxed);
         if p.hard < u64::MAX {
             let stop = p.stop;

@@ -76,7 +76,8 @@ impl Searcher {
     /// With a strength `level`, the search is capped at the level's nodes (the other limits
     /// still hold) and searches the level's number of lines; `report` still sees only the
     /// lines asked for. The move is then picked among the lines of the last iteration that
-    /// completed them all (see level.rs).
+    /// completed them all (see level.rs); the move of an iteration the cap cut short is not
+    /// played. Against a bare king the level is the one `Level::facing` gives.
     ///
     /// Without a level, and with more than one thread, the helpers search the same position
     /// on threads of their own (one line, no time or node limit, no report) while the main
@@ -94,6 +95,7 @@ impl Searcher {
         done: Done,
     ) {
         let (board, keys) = (*game.board(), game.keys());
+        let level = level.map(|l| l.facing(&board));
         let asked = lim.multipv.max(1);
         let lim = match level {
             Some(level) => Limits {
@@ -138,12 +140,15 @@ impl Searcher {
             engine.report = None; // (it holds `lines`)
             let mut picked = false;
             if let (Some(level), Some(lines)) = (level, lines) {
-                let complete = &lock(&lines).complete;
-                let i = level.pick(complete, level::random());
-                // line 0 is the search's own choice, which may be newer (an unfinished
-                // iteration's): then the search's move is played
-                if i > 0 {
-                    let line = &complete[i];
+                let complete = lock(&lines).complete.clone();
+                let i = level.pick(&complete, level::random());
+                // The move played is the line picked, also line 1: the search's own move may
+                // be an unfinished iteration's best so far, which with several lines is no
+                // good guess. That iteration starts with the hash table's move, the move of
+                // the last line searched before (the worst of the lines), and when the node
+                // cap cuts it before a better move is done, its "best" is that one: a queen
+                // left hanging (level 1000, 7. b3?? in a game; line 1 was Qxb5).
+                if let Some(line) = complete.get(i).filter(|l| !l.pv.is_empty()) {
                     best = line.pv.first().copied();
                     let (nodes, seldepth, ms) = (info.nodes, info.seldepth, info.ms);
                     info = Info {

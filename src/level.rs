@@ -20,6 +20,7 @@
 //! All the constants of the weakening are in TABLE, so that calibrating levels against a
 //! reference (Stockfish's own `UCI_Elo`) changes this table and nothing else.
 
+use crate::pace::Pace;
 use rmax::{Board, Info, MATE};
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
@@ -92,6 +93,9 @@ pub struct Level {
     pub lines: usize,
     /// How far below the best line's score (centipawns) a line may be and still be played.
     pub margin: i32,
+    /// Taking a person's time for a move (see pace.rs); None: moving as soon as the search
+    /// is done. Not part of the table: the terminal paces by default, UCI when asked.
+    pub pace: Option<Pace>,
 }
 
 impl Level {
@@ -119,6 +123,7 @@ impl Level {
                 low.lines
             },
             margin: margin.round() as i32,
+            pace: None,
         })
     }
 
@@ -215,6 +220,7 @@ mod tests {
             assert!(level.margin <= previous.margin, "{level:?} {previous:?}");
             assert!(level.lines <= previous.lines, "{level:?} {previous:?}");
             assert!(level.lines >= 1);
+            assert_eq!(level.pace, None);
             previous = level;
         }
         let (weakest, strongest) = (&TABLE[0], &TABLE[TABLE.len() - 1]);
@@ -236,6 +242,7 @@ mod tests {
             nodes: 10_000,
             lines: 4,
             margin: 100,
+            pace: None,
         };
         let lines = [line(50), line(40), line(-20), line(-300)];
         let mut counts = [0; 4];

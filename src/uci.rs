@@ -4,6 +4,7 @@ use crate::game::{start_board, Game};
 use crate::input::{budget, int, parse_fen, short, Event, MAX_LINE, OVERHEAD_MS};
 use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
 use crate::output::{moves_text, Score, VERSION};
+use crate::pace::{self, Pace};
 use crate::searcher::{lock, Searcher, HASH_MB, MAX_MULTIPV, MAX_THREADS};
 use rmax::{Board, Info, Limits, Move, START};
 use std::collections::HashMap;
@@ -32,6 +33,9 @@ pub struct Uci {
     /// `UCI_LimitStrength`: play at the level of `UCI_Elo` (see level.rs).
     limit_strength: bool,
     elo: i64,
+    /// `SimulateThinkingTime` (Velvet's name for it): at a level, take a person's time for a
+    /// move, within the move's time budget (pace.rs).
+    simulate_thinking: bool,
 }
 
 /// What `go` searches when a time argument is not a number (ms): rather a quick move than
@@ -207,6 +211,7 @@ impl Uci {
             multipv: 1,
             limit_strength: false,
             elo: ELO_DEFAULT,
+            simulate_thinking: false,
         }
     }
 
@@ -305,6 +310,14 @@ impl Uci {
                 "false" => self.limit_strength = false,
                 _ => say!(
                     "info string error: UCI_LimitStrength needs true or false, not '{}'",
+                    short(&value)
+                ),
+            },
+            "simulatethinkingtime" => match value.to_ascii_lowercase().as_str() {
+                "true" => self.simulate_thinking = true,
+                "false" => self.simulate_thinking = false,
+                _ => say!(
+                    "info string error: SimulateThinkingTime needs true or false, not '{}'",
                     short(&value)
                 ),
             },
@@ -413,7 +426,16 @@ impl Uci {
         let line = reply.clone();
         let report = Box::new(move |i: &Info| line.line(i));
         let done = Box::new(move |best, i: &Info, picked| reply.done(best, i, picked));
-        let level = self.limit_strength.then(|| Level::new(self.elo)).flatten();
+        // pacing within the move's budget (soft: what the clock allows for a move), and not
+        // for `go infinite` or `go ponder`: their move waits for `stop` or `ponderhit` anyway,
+        // and a wait that started before ponderhit could outlast the budget after it
+        let pace = (self.simulate_thinking && !held).then(|| Pace {
+            max_ms: lim.soft.min(pace::MAX_MS),
+        });
+        let level = self
+            .limit_strength
+            .then(|| Level::new(self.elo).map(|level| Level { pace, ..level }))
+            .flatten();
         self.search
             .start(&self.game, lim, level, stop, report, done);
     }
@@ -484,6 +506,7 @@ fn identify() {
     say!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}");
     say!("option name UCI_LimitStrength type check default false");
     say!("option name UCI_Elo type spin default {ELO_DEFAULT} min {ELO_MIN} max {ELO_MAX}");
+    say!("option name SimulateThinkingTime type check default false");
     say!("uciok");
 }
 

@@ -29,6 +29,7 @@ mod game;
 mod input;
 mod level;
 mod output;
+mod pace;
 mod searcher;
 mod terminal;
 mod uci;

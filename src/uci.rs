@@ -5,6 +5,7 @@ use crate::game::{letter, start_board, Game};
 use crate::input::{int, parse_fen, short, Budget, Event, Pace, MAX_LINE, OVERHEAD_MS};
 use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
 use crate::output::{diagram, moves_text, Score, VERSION};
+use crate::pace;
 use crate::searcher::{lock, Searcher, HASH_MB, MAX_MULTIPV, MAX_THREADS};
 use rmax::{Board, Info, Limits, Move, START, W};
 use std::collections::HashMap;
@@ -33,6 +34,9 @@ pub struct Uci {
     /// `UCI_LimitStrength`: play at the level of `UCI_Elo` (see level.rs).
     limit_strength: bool,
     elo: i64,
+    /// `SimulateThinkingTime` (Velvet's name for it): at a level, take a person's time for a
+    /// move, within the move's time budget (pace.rs).
+    simulate_thinking: bool,
 }
 
 /// What `go` searches when a time argument is not a number (ms): rather a quick move than
@@ -208,6 +212,7 @@ impl Uci {
             multipv: 1,
             limit_strength: false,
             elo: ELO_DEFAULT,
+            simulate_thinking: false,
         }
     }
 
@@ -332,6 +337,14 @@ impl Uci {
                     short(&value)
                 ),
             },
+            "simulatethinkingtime" => match value.to_ascii_lowercase().as_str() {
+                "true" => self.simulate_thinking = true,
+                "false" => self.simulate_thinking = false,
+                _ => say!(
+                    "info string error: SimulateThinkingTime needs true or false, not '{}'",
+                    short(&value)
+                ),
+            },
             "uci_elo" => match number(ELO_MIN, ELO_MAX) {
                 Some(elo) => self.elo = elo,
                 None => say!(
@@ -441,6 +454,17 @@ impl Uci {
         let line = reply.clone();
         let report = Box::new(move |i: &Info| line.line(i));
         let done = Box::new(move |best, i: &Info, picked| reply.done(best, i, picked));
+        // pacing (SimulateThinkingTime) within what the clock allows for the move (the hard
+        // limit: at most half the clock), and not for `go infinite` or `go ponder`: their move
+        // waits for `stop` or `ponderhit` anyway, and a wait that started before ponderhit
+        // could outlast the budget after it
+        let thinking = (self.simulate_thinking && !held).then(|| pace::Pace {
+            max_ms: lim.hard.min(pace::MAX_MS),
+        });
+        let level = level.map(|level| Level {
+            pace: thinking,
+            ..level
+        });
         self.search
             .start(&self.game, lim, level, stop, report, done);
     }
@@ -518,6 +542,7 @@ fn identify() {
     say!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}");
     say!("option name UCI_LimitStrength type check default false");
     say!("option name UCI_Elo type spin default {ELO_DEFAULT} min {ELO_MIN} max {ELO_MAX}");
+    say!("option name SimulateThinkingTime type check default false");
     say!("uciok");
 }
 

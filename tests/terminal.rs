@@ -621,7 +621,7 @@ fn threads_are_set_shown_in_help_and_checked() {
     assert!(out.contains("rmax plays 1... "), "{out}");
     // a level plays on one thread
     say(&mut r, "level 1500");
-    assert!(say(&mut r, "help").contains("at level 1500 (one thread)."));
+    assert!(say(&mut r, "help").contains("at level 1500 (one thread), paced like a person"));
     say(&mut r, "level off");
     let out = say(&mut r, "threads 1");
     assert!(out.starts_with("rmax searches on 1 thread."), "{out}");

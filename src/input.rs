@@ -1,14 +1,14 @@
 //! What comes in: standard input, read on a thread of its own so that `isready`, `stop`, `?`
 //! and `quit` are obeyed while the engine thinks, and the parsing of what it says: FENs from
-//! outside, numbers, words, and the clock's budget for a move.
+//! outside, numbers, words; and time management: the clock's budget for a move, and after each
+//! iteration the decision to stop or go on.
 
-use rmax::Board;
+use rmax::{Board, Info, Move};
 use std::io::BufRead;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
 use std::thread;
-
-/// Milliseconds kept in hand per move for the GUI's and the operating system's delays.
-pub const OVERHEAD_MS: i64 = 10;
 
 /// What the main thread waits for: a line of input, a line too long to keep (its length in
 /// bytes), the end of input, or the end of search number n.
@@ -153,23 +153,176 @@ fn check_material(board: &Board) -> Result<(), String> {
 }
 
 // ---------------------------------------------------------------------------------------
-// Shared helpers: time management, small parsers
+// Time management: the clock's budget for a move, and after each iteration the decision to
+// stop or go on. Every constant of it is here.
 // ---------------------------------------------------------------------------------------
 
-/// Soft and hard time limits (ms) for a move, with `t` ms on our clock, an increment `inc`,
-/// `moves_to_go` moves to the next time control (None: the rest of the game) and `overhead`
-/// ms kept in hand. The soft limit spreads the clock over the moves to come (30 when unknown)
-/// and is at most half of it; the hard limit allows three times that for a hard move but
-/// never more than three quarters of the clock, so even 1 ms on the clock is enough.
-pub fn budget(t: i64, inc: i64, moves_to_go: Option<i64>, overhead: i64) -> (u64, u64) {
-    let avail = (i128::from(t) - i128::from(overhead)).max(1);
-    let to_go = i128::from(moves_to_go.unwrap_or(30).clamp(1, 50));
-    let inc = i128::from(inc.max(0));
-    let soft = (avail / to_go + inc * 3 / 4).min(avail / 2).max(1);
-    let hard = (soft * 3).min(avail * 3 / 4).max(1);
-    let ms = |x: i128| u64::try_from(x).unwrap_or(u64::MAX);
-    (ms(soft), ms(hard))
+/// Milliseconds kept in hand per move for the GUI's and the operating system's delays (UCI's
+/// `Move Overhead` by default).
+pub const OVERHEAD_MS: i64 = 10;
+/// The moves the clock is spread over when the GUI does not say how many are left (sudden
+/// death, increment).
+const MOVES_LEFT: f64 = 30.0;
+/// With `movestogo` m, the clock is spread as if over `MOVES_TO_GO_SPREAD * m + 1` moves: a
+/// move takes about half as long again as its base time (the last iteration overshoots it),
+/// and the last moves before the control must not starve. `movestogo` counts at most 50.
+const MOVES_TO_GO_SPREAD: f64 = 1.5;
+const MOVES_TO_GO_MAX: i64 = 50;
+/// The part of the increment added to the base time.
+const INC_SHARE: f64 = 0.75;
+/// The base time is at most this part of the clock (after the overhead).
+const BASE_SHARE: f64 = 0.5;
+/// The factor on the base time by the best move's stability: index n when line 1's first move
+/// has stood n iterations before this one (0: it changed in this one), the last for more.
+const STABILITY: [f64; 6] = [2.0, 1.5, 1.2, 1.0, 0.85, 0.75];
+/// The factor on the base time by the score's fall: 1 + fall / FALL_CP, the fall measured
+/// against the mean of line 1's scores in the (up to) 3 iterations before, within
+/// FALL_FACTOR. A rise gives a factor below 1: the move is good news, not a crisis.
+const FALL_CP: f64 = 60.0;
+const FALL_FACTOR: (f64, f64) = (0.8, 1.6);
+/// Iterations before this one whose scores the fall is measured against.
+const FALL_ITERATIONS: usize = 3;
+/// The two factors' product is kept within this range of the base time.
+const FACTOR: (f64, f64) = (0.5, 2.5);
+/// The hard limit (the search is aborted inside an iteration): this many base times, and at
+/// most this part of the clock, so that even a crisis leaves half the clock.
+const HARD_PER_BASE: f64 = 5.0;
+const HARD_SHARE: f64 = 0.5;
+
+/// How long a move may take (ms): `base` for a move of average difficulty, which the pace
+/// scales after each iteration; `most`, after which no iteration starts (the base at its
+/// largest factor: the search's soft limit); `hard`, at which the search is aborted.
+/// Always 1 <= base <= most <= hard.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Budget {
+    pub base: u64,
+    pub most: u64,
+    pub hard: u64,
 }
+
+impl Budget {
+    /// The budget with `t` ms on our clock, an increment `inc`, `moves_to_go` moves to the
+    /// next time control (None: the rest of the game) and `overhead` ms kept in hand:
+    /// `avail = t - overhead` (at least 1 ms), `base = avail / moves + 3/4 inc` (moves: 30, or
+    /// `1.5 movestogo + 1`) but at most half of avail; `most = 2.5 base`, `hard = 5 base`, both
+    /// at most half of avail.
+    pub fn new(t: i64, inc: i64, moves_to_go: Option<i64>, overhead: i64) -> Budget {
+        let avail = (t.saturating_sub(overhead) as f64).max(1.0);
+        let moves = match moves_to_go {
+            Some(m) => MOVES_TO_GO_SPREAD * m.clamp(1, MOVES_TO_GO_MAX) as f64 + 1.0,
+            None => MOVES_LEFT,
+        };
+        let base = (avail / moves + INC_SHARE * inc.max(0) as f64).min(BASE_SHARE * avail);
+        let hard = (HARD_PER_BASE * base).min(HARD_SHARE * avail);
+        Budget::ordered(base, FACTOR.1 * base, hard)
+    }
+
+    /// `base`, `most` and `hard` as whole ms, in order and at least 1 (`hard` >= `base` already:
+    /// HARD_PER_BASE >= 1 and HARD_SHARE >= BASE_SHARE). A float beyond u64 saturates.
+    fn ordered(base: f64, most: f64, hard: f64) -> Budget {
+        let base = (base as u64).max(1);
+        let hard = (hard as u64).max(base);
+        let most = (most as u64).clamp(base, hard);
+        Budget { base, most, hard }
+    }
+
+    /// This budget, none of it above `ms` (at least 1).
+    pub fn capped(self, ms: u64) -> Budget {
+        let ms = ms.max(1);
+        Budget {
+            base: self.base.min(ms),
+            most: self.most.min(ms),
+            hard: self.hard.min(ms),
+        }
+    }
+
+    /// When to stop after an iteration (ms of our clock): the base time scaled by `factor`,
+    /// within `most`.
+    fn stop_after(&self, factor: f64) -> u64 {
+        ((self.base as f64 * factor) as u64).clamp(1, self.most)
+    }
+}
+
+/// The factor on the base time after an iteration in which line 1's first move has stood
+/// for `stable` iterations before it and its score fell by `fall` cp (negative: rose): the
+/// stability's factor times the fall's, within FACTOR.
+fn time_factor(stable: usize, fall: i32) -> f64 {
+    let stability = STABILITY[stable.min(STABILITY.len() - 1)];
+    let falling = (1.0 + f64::from(fall) / FALL_CP).clamp(FALL_FACTOR.0, FALL_FACTOR.1);
+    (stability * falling).clamp(FACTOR.0, FACTOR.1)
+}
+
+/// A search's pace: after each completed iteration (its line 1), it says whether to stop,
+/// from the budget and what the iterations said. The engine's own soft limit is the budget's
+/// `most` and its hard limit `hard`; the pace stops it earlier, between iterations, by setting
+/// the search's stop flag: the engine then plays line 1 of the last completed iteration.
+pub struct Pace {
+    budget: Budget,
+    /// Whether the base time is scaled (a strength level keeps the plain rule: no new
+    /// iteration after the base time).
+    scaled: bool,
+    /// When our clock started, in ms of the search's own clock (`Info::ms`): 0, or, for a
+    /// search started by `go ponder`, the time of `ponderhit`; u64::MAX until then.
+    started: Arc<AtomicU64>,
+    /// Line 1's first move in the last iteration, and for how many iterations before it had
+    /// stood.
+    best: Option<Move>,
+    stable: usize,
+    /// Line 1's score in each completed iteration.
+    scores: Vec<i32>,
+}
+
+impl Pace {
+    /// The pace of a search with `budget`; `started` as in Pace::started.
+    pub fn new(budget: Budget, scaled: bool, started: Arc<AtomicU64>) -> Pace {
+        Pace {
+            budget,
+            scaled,
+            started,
+            best: None,
+            stable: 0,
+            scores: vec![],
+        }
+    }
+
+    /// A completed iteration's line `i`: true when the search should stop now (only for line
+    /// 1, and only once our clock runs).
+    pub fn enough(&mut self, i: &Info) -> bool {
+        if i.multipv > 1 {
+            return false; // (line 1, the best, was reported first and decided)
+        }
+        let first = i.pv.first().copied();
+        self.stable = if first.is_some() && first == self.best {
+            self.stable + 1
+        } else {
+            0
+        };
+        self.best = first;
+        let before = &self.scores[self.scores.len().saturating_sub(FALL_ITERATIONS)..];
+        let fall = match before.len() {
+            0 => 0,
+            n => {
+                (before.iter().map(|&s| i64::from(s)).sum::<i64>() / n as i64 - i64::from(i.score))
+                    .clamp(-10_000, 10_000) as i32
+            }
+        };
+        self.scores.push(i.score);
+        let started = self.started.load(Relaxed);
+        if started == u64::MAX {
+            return false; // pondering: our clock has not started
+        }
+        let factor = if self.scaled {
+            time_factor(self.stable, fall)
+        } else {
+            1.0
+        };
+        i.ms.saturating_sub(started) >= self.budget.stop_after(factor)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Small parsers
+// ---------------------------------------------------------------------------------------
 
 /// An integer argument; beyond i64 it saturates, so that a huge number still means huge.
 pub fn int(s: &str) -> Option<i64> {
@@ -212,4 +365,231 @@ pub fn clean(s: &str, max: usize) -> String {
         t += "...";
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmax::START;
+
+    /// Moves of the start position, by their UCI names.
+    fn moves<const N: usize>(names: [&str; N]) -> [Move; N] {
+        let board = Board::from_fen(START).expect("the start position");
+        names.map(|m| board.parse_move(m).expect("a legal move"))
+    }
+
+    /// Feeds `pace` completed iterations, one every 50 ms, each (line 1's first move, its
+    /// score): the ms after which it stops the search, or None.
+    fn stop_time(pace: &mut Pace, iterations: &[(Move, i32)]) -> Option<u64> {
+        iterations.iter().enumerate().find_map(|(k, &(m, score))| {
+            let ms = 50 * (k as u64 + 1);
+            let line = Info {
+                depth: k as i32 + 1,
+                score,
+                ms,
+                pv: vec![m],
+                multipv: 1,
+                ..Info::default()
+            };
+            pace.enough(&line).then_some(ms)
+        })
+    }
+
+    fn pace(budget: Budget) -> Pace {
+        Pace::new(budget, true, Arc::default())
+    }
+
+    /// One minute, no increment: a base time of 2 s.
+    fn minute() -> Budget {
+        Budget::new(60_010, 0, None, 10)
+    }
+
+    #[test]
+    fn a_stable_best_move_stops_earlier_than_a_changing_one_or_a_falling_score() {
+        let budget = minute();
+        assert_eq!(budget.base, 2000);
+        let [e4, d4] = moves(["e2e4", "d2d4"]);
+        let search = |line: &dyn Fn(i32) -> (Move, i32)| {
+            let iterations: Vec<_> = (0..200).map(line).collect();
+            stop_time(&mut pace(budget), &iterations).expect("it stops")
+        };
+        let stable = search(&|_| (e4, 20));
+        let changing = search(&|k| (if k % 2 == 0 { e4 } else { d4 }, 20));
+        let falling = search(&|k| (e4, 20 - 10 * k)); // 10 cp an iteration
+        let rising = search(&|k| (e4, 20 + 10 * k));
+        assert!(stable < budget.base, "stable {stable}");
+        assert!(changing > budget.base, "changing {changing}");
+        assert!(falling > stable, "falling {falling}, stable {stable}");
+        assert!(rising < stable, "rising {rising}, stable {stable}");
+        for ms in [stable, changing, falling, rising] {
+            assert!(ms <= budget.most + 50, "{ms} after most {}", budget.most);
+        }
+        // a best move that changes every iteration and a score in free fall: the most, no more
+        let crisis = search(&|k| (if k % 2 == 0 { e4 } else { d4 }, -30 * k));
+        assert_eq!(crisis, budget.most);
+        assert_eq!(budget.most, 5000);
+    }
+
+    #[test]
+    fn the_factor_grows_with_instability_and_fall_within_its_range() {
+        for stable in 0..10 {
+            for fall in (-2000..=2000).step_by(10) {
+                let f = time_factor(stable, fall);
+                assert!((FACTOR.0..=FACTOR.1).contains(&f), "{stable} {fall}: {f}");
+                assert!(time_factor(stable + 1, fall) <= f, "{stable} {fall}");
+                assert!(time_factor(stable, fall + 10) >= f, "{stable} {fall}");
+            }
+        }
+        assert_eq!(time_factor(3, 0), 1.0); // an ordinary move: the base time
+        assert!(time_factor(0, 0) > 1.5 && time_factor(9, 0) < 0.8);
+        assert!(time_factor(3, 30) > 1.4 && time_factor(3, -30) < 0.9);
+    }
+
+    #[test]
+    fn the_hard_limit_never_takes_more_than_half_the_clock_after_the_overhead() {
+        let clocks = (0..40).map(|k| (1.6f64.powi(k) as i64) - 1);
+        for t in clocks.chain([i64::MIN, -5, i64::MAX]) {
+            for inc in [0, 10, 100, 1000, 30_000, i64::MAX] {
+                for to_go in [
+                    None,
+                    Some(0),
+                    Some(1),
+                    Some(2),
+                    Some(5),
+                    Some(40),
+                    Some(1000),
+                ] {
+                    for overhead in [0, 10, 50, 1000] {
+                        let b = Budget::new(t, inc, to_go, overhead);
+                        let what = format!("t {t} inc {inc} to go {to_go:?} overhead {overhead}");
+                        assert!(
+                            1 <= b.base && b.base <= b.most && b.most <= b.hard,
+                            "{what}"
+                        );
+                        let avail = t.saturating_sub(overhead);
+                        if avail >= 2 {
+                            assert!(b.hard as f64 <= avail as f64 / 2.0, "{what}: {b:?}");
+                        } else {
+                            assert_eq!(b.hard, 1, "{what}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tiny_clocks_give_positive_limits_within_the_clock() {
+        for t in 0..=300 {
+            for inc in [0, 10] {
+                for to_go in [None, Some(1)] {
+                    let b = Budget::new(t, inc, to_go, 10);
+                    assert!(b.base >= 1, "{t} {inc} {to_go:?}");
+                    // the overhead and half the rest stay on the clock (1 ms searches at least)
+                    assert!(
+                        b.hard as i64 <= ((t - 10) / 2).max(1),
+                        "{t} {inc} {to_go:?}"
+                    );
+                }
+            }
+        }
+        // 1+0.01: some thought, and a move long before the flag
+        let b = Budget::new(1000, 10, None, 10);
+        assert_eq!((b.base, b.most, b.hard), (40, 101, 202));
+    }
+
+    #[test]
+    fn movestogo_spreads_the_clock_over_the_moves_to_the_control() {
+        // 40 moves in 20 s, each move taking half as long again as its base time (the usual
+        // overshoot of the last iteration): every move gets about the same, the last too
+        let mut clock = 20_000.0;
+        let mut bases = vec![];
+        for k in 0..40 {
+            let b = Budget::new(clock as i64, 0, Some(40 - k), 10);
+            bases.push(b.base);
+            clock -= 1.5 * b.base as f64;
+        }
+        let (first, last) = (bases[0], bases[39]);
+        assert!(clock > 0.0, "{bases:?}");
+        assert!((280..=360).contains(&first), "{bases:?}");
+        assert!(last * 10 >= first * 9, "{bases:?}");
+        // one move in a crisis, at its hard limit: the other 39 still get 9/10 of their share
+        let b = Budget::new(20_000, 0, Some(40), 10);
+        let after = Budget::new(20_000 - b.hard as i64, 0, Some(39), 10);
+        assert!(after.base * 10 >= b.base * 9, "{b:?} {after:?}");
+        // the last move before the control may take more of what is left, still not all
+        let last = Budget::new(2000, 0, Some(1), 10);
+        assert_eq!((last.base, last.hard), (796, 995));
+        // movestogo 0 or absurd: read as 1 and 50
+        assert_eq!(Budget::new(2000, 0, Some(0), 10), last);
+        assert_eq!(
+            Budget::new(20_000, 0, Some(1000), 10),
+            Budget::new(20_000, 0, Some(50), 10)
+        );
+    }
+
+    #[test]
+    fn the_pace_waits_for_our_clock_to_start_and_measures_from_then() {
+        let budget = minute();
+        let started = Arc::new(AtomicU64::new(u64::MAX)); // pondering
+        let mut pace = Pace::new(budget, true, started.clone());
+        let [e4] = moves(["e2e4"]);
+        let line = |ms| Info {
+            ms,
+            pv: vec![e4],
+            multipv: 1,
+            ..Info::default()
+        };
+        assert!(!pace.enough(&line(1_000_000)), "pondering");
+        started.store(1_000_000, Relaxed); // ponderhit
+        assert!(!pace.enough(&line(1_000_001)));
+        assert!(pace.enough(&line(1_000_000 + budget.most)));
+    }
+
+    #[test]
+    fn a_level_stops_after_the_base_time_whatever_the_search_says() {
+        let budget = minute();
+        let [e4, d4] = moves(["e2e4", "d2d4"]);
+        let changing: Vec<_> = (0..200)
+            .map(|k| (if k % 2 == 0 { e4 } else { d4 }, -30 * k))
+            .collect();
+        let mut level = Pace::new(budget, false, Arc::default());
+        assert_eq!(stop_time(&mut level, &changing), Some(budget.base));
+    }
+
+    #[test]
+    fn under_multipv_only_line_1_counts() {
+        let budget = minute();
+        let [e4, d4] = moves(["e2e4", "d2d4"]);
+        let mut pace = pace(budget);
+        let mut stopped = None;
+        for k in 1..200 {
+            let ms = 50 * k;
+            let line = |pv, multipv, score| Info {
+                ms,
+                pv: vec![pv],
+                multipv,
+                score,
+                ..Info::default()
+            };
+            // line 1 stands; line 2 changes every iteration, and falls
+            if pace.enough(&line(e4, 1, 20)) {
+                stopped = Some(ms);
+                break;
+            }
+            let line_2 = line(if k % 2 == 0 { e4 } else { d4 }, 2, -(ms as i32));
+            assert!(!pace.enough(&line_2), "line 2 never stops the search");
+        }
+        let alone = stop_time(&mut self::pace(budget), &vec![(e4, 20); 200]);
+        assert_eq!(stopped, alone);
+    }
+
+    #[test]
+    fn a_cap_holds_for_every_limit() {
+        let b = minute().capped(100);
+        assert_eq!((b.base, b.most, b.hard), (100, 100, 100));
+        assert_eq!(minute().capped(0).hard, 1);
+        let small = Budget::new(3000, 0, None, 10);
+        assert_eq!(small.capped(1_000_000), small);
+    }
 }

@@ -1,11 +1,12 @@
 //! rmax's text interface over the engine in lib.rs: one binary for a person at a terminal,
 //! for UCI GUIs and tournament managers, and for xboard (CECP v2).
 //!
-//! This file: the command line (perft, bench, datagen) and the choice of mode. Standard input
-//! and its parsing live in `input.rs`, the search thread in `searcher.rs`, what every mode
-//! prints alike (version, scores, lines of moves) in `output.rs`; the protocols in `uci.rs`,
+//! This file: the command line (perft, bench, eval, datagen) and the choice of mode.
+//! Standard input and its parsing live in `input.rs`, the search thread in `searcher.rs`,
+//! what every mode prints alike (version, scores, lines of moves, the board) in `output.rs`,
+//! the evaluation explained term by term in `explain.rs`; the protocols in `uci.rs`,
 //! `xboard.rs` and `terminal.rs`; the game record, SAN and PGN in `game.rs`. README.md's
-//! Source files lists them all.
+//! "Robustness and source files" lists them all.
 
 use rmax::{Board, Engine, Limits, START};
 use std::io::{IsTerminal, Write};
@@ -23,10 +24,12 @@ macro_rules! say {
 }
 
 mod datagen;
+mod explain;
 mod game;
 mod input;
 mod level;
 mod output;
+mod pace;
 mod searcher;
 mod terminal;
 mod uci;
@@ -61,6 +64,7 @@ fn main() {
                 short(depth)
             )),
         },
+        ["eval", fen @ ..] => eval_cli(&fen.join(" ")),
         ["datagen", rest @ ..] => datagen::run(rest).unwrap_or_else(|e| fail(&e)),
         ["-h" | "--help"] => usage(0),
         ["-V" | "--version"] => say!("rmax {VERSION}"),
@@ -79,6 +83,8 @@ usage:
   rmax perft N [FEN]  count the leaf nodes N plies deep, move by move (default: start)
   rmax bench [DEPTH]  search the built-in positions to DEPTH (default {BENCH_DEPTH});
                       the last line is `<nodes> nodes <speed> nps`
+  rmax eval [FEN]     the evaluation explained, a row per group of terms
+                      (default: start)
   rmax datagen GAMES FILE [--nodes N] [--seed S] [--threads T]
                [--label-nodes N] [--label-depth D]
                [--teacher CMD [--teacher-nodes N] [--teacher-depth D]]
@@ -114,6 +120,13 @@ fn perft_cli(depth: &str, fen: &str) {
         nodes as f64 / secs.max(1e-6)
     );
     say!("Nodes searched: {nodes}");
+}
+
+/// `rmax eval [FEN]`: the table of `explain`, its last line `Board::eval`.
+fn eval_cli(fen: &str) {
+    let fen = if fen.trim().is_empty() { START } else { fen };
+    let board = parse_fen(fen).unwrap_or_else(|e| fail(&format!("eval: bad FEN: {e}")));
+    say!("{}", explain::explain(&board, &rmax::W));
 }
 
 /// Prints the leaf count below each legal move ("divide") and returns their sum.

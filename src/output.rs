@@ -1,10 +1,10 @@
-//! What every interface prints alike: rmax's version, scores, and lines of moves.
+//! What every interface prints alike: rmax's version, scores, lines of moves, and the board.
 //!
 //! Scores have one vocabulary, whoever reads them: centipawns, or mate in n moves (the
 //! engine counts plies: a mate is MATE minus its distance from the root), from the side to
 //! move's view for the protocols and from White's side for people.
 
-use rmax::{Move, MATE};
+use rmax::{Board, Move, MATE};
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -72,6 +72,42 @@ pub fn moves_text(moves: &[Move]) -> String {
         .map(Move::to_string)
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The board as text, a rank a line, rank 8 at the top (rank 1 when `turned`), then the files:
+/// each piece as `piece` draws it, the squares that `marked` names in brackets (the
+/// terminal's last move).
+pub fn diagram(
+    board: &Board,
+    turned: bool,
+    marked: impl Fn(usize) -> bool,
+    piece: impl Fn(u8) -> char,
+) -> String {
+    let mut text = String::new();
+    for row in 0..8 {
+        let rank = if turned { row } else { 7 - row };
+        let square = |col: usize| rank * 16 + if turned { 7 - col } else { col };
+        text += &format!("{}", rank + 1);
+        for col in 0..8 {
+            let left = col > 0 && marked(square(col - 1));
+            text.push(match (left, marked(square(col))) {
+                (false, false) => ' ',
+                (false, true) => '[',
+                (true, false) => ']',
+                (true, true) => '|',
+            });
+            text.push(piece(board.b[square(col)]));
+        }
+        if marked(square(7)) {
+            text.push(']');
+        }
+        text.push('\n');
+    }
+    text + if turned {
+        "  h g f e d c b a"
+    } else {
+        "  a b c d e f g h"
+    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
 
 /// Hash table size (MB) until a GUI asks for another.
 pub const HASH_MB: usize = 16;
@@ -40,6 +41,9 @@ pub struct Searcher {
     /// The running search's stop flag. Each search gets a new one, so that a late `stop` or a
     /// timer left over from an earlier search can never stop the next one.
     stop: Arc<AtomicBool>,
+    /// Set by `stop()` alone, for the running search's pacing wait: the search sets `stop`
+    /// itself when it reaches its node cap, which must not cut the wait short.
+    wake: Arc<AtomicBool>,
     /// Hash table size in MB.
     mb: usize,
     /// Numbers the searches; with `notify`, a search sends Event::Done(id) when it is done.
@@ -58,6 +62,7 @@ impl Searcher {
             threads: 1,
             away: None,
             stop: Arc::default(),
+            wake: Arc::default(),
             mb: HASH_MB,
             id: 0,
             notify,
@@ -76,7 +81,11 @@ impl Searcher {
     /// With a strength `level`, the search is capped at the level's nodes (the other limits
     /// still hold) and searches the level's number of lines; `report` still sees only the
     /// lines asked for. The move is then picked among the lines of the last iteration that
-    /// completed them all (see level.rs).
+    /// completed them all (see level.rs); the move of an iteration the cap cut short is not
+    /// played. Against a bare king the level is the one `Level::facing` gives. With the
+    /// level's `pace`, the move then waits until a person's time for it has passed since the
+    /// start (pace.rs; at most the pace's `max_ms`, which the caller fits to its clock), or
+    /// until `stop()`; `done` comes after the wait.
     ///
     /// Without a level, and with more than one thread, the helpers search the same position
     /// on threads of their own (one line, no time or node limit, no report) while the main
@@ -94,6 +103,8 @@ impl Searcher {
         done: Done,
     ) {
         let (board, keys) = (*game.board(), game.keys());
+        let last = game.moves.last().copied();
+        let level = level.map(|l| l.facing(&board));
         let asked = lim.multipv.max(1);
         let lim = match level {
             Some(level) => Limits {
@@ -105,7 +116,10 @@ impl Searcher {
         };
         // (only a level picks among the lines)
         let lines = level.map(|_| Arc::new(Mutex::new(Lines::new(lim.multipv, &board))));
+        let wake = Arc::new(AtomicBool::new(false));
+        let woken = wake.clone();
         self.spawn(stop.clone(), move |engine, helpers| {
+            let start = Instant::now();
             let collect = lines.clone();
             let report: Box<dyn FnMut(&Info) + Send> = Box::new(move |i: &Info| {
                 if let Some(lines) = &collect {
@@ -138,12 +152,15 @@ impl Searcher {
             engine.report = None; // (it holds `lines`)
             let mut picked = false;
             if let (Some(level), Some(lines)) = (level, lines) {
-                let complete = &lock(&lines).complete;
-                let i = level.pick(complete, level::random());
-                // line 0 is the search's own choice, which may be newer (an unfinished
-                // iteration's): then the search's move is played
-                if i > 0 {
-                    let line = &complete[i];
+                let complete = lock(&lines).complete.clone();
+                let i = level.pick(&complete, level::random());
+                // The move played is the line picked, also line 1: the search's own move may
+                // be an unfinished iteration's best so far, which with several lines is no
+                // good guess. That iteration starts with the hash table's move, the move of
+                // the last line searched before (the worst of the lines), and when the node
+                // cap cuts it before a better move is done, its "best" is that one: a queen
+                // left hanging (level 1000, 7. b3?? in a game; line 1 was Qxb5).
+                if let Some(line) = complete.get(i).filter(|l| !l.pv.is_empty()) {
                     best = line.pv.first().copied();
                     let (nodes, seldepth, ms) = (info.nodes, info.seldepth, info.ms);
                     info = Info {
@@ -154,10 +171,16 @@ impl Searcher {
                     };
                     picked = true;
                 }
+                if let (Some(pace), Some(m)) = (level.pace, best) {
+                    let ms = pace.think_ms(&board, last, m, &complete, level::random());
+                    wait_until(start + Duration::from_millis(ms), &wake);
+                }
             }
             done(best, &info, picked);
             (best, info)
         });
+        // (after spawn, whose stopping of the search before must not wake this one)
+        self.wake = woken;
     }
 
     /// Runs `job` with the engine and its helpers on a new thread (any running job is stopped
@@ -261,6 +284,7 @@ impl Searcher {
 
     pub fn stop(&self) {
         self.stop.store(true, Relaxed);
+        self.wake.store(true, Relaxed);
     }
 
     /// Waits for the running search, if any, to end by itself: its move and last info.
@@ -359,6 +383,17 @@ fn lazy_smp(
         }
         result
     })
+}
+
+/// Sleeps until `deadline`, or until `stop` is set (looked at every 10 ms).
+fn wait_until(deadline: Instant, stop: &AtomicBool) {
+    while !stop.load(Relaxed) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        thread::sleep(left.min(Duration::from_millis(10)));
+    }
 }
 
 /// A mutex's contents, also after a thread panicked holding it (the data are plain values).

@@ -3,17 +3,20 @@
 //! rmax thinks on the search thread while input keeps arriving as events, so that Enter or
 //! `move` makes it move at once and `quit` leaves; other lines wait for its move.
 
+use crate::explain::explain;
 use crate::game::{colour, letter, line_san, numbered, read_move, san, start_board, Game, Parsed};
 use crate::input::{int, parse_fen, short, split_word, Event};
 use crate::level::{Level, ELO_MAX, ELO_MIN};
-use crate::output::{Score, VERSION};
+use crate::output::{diagram, Score, VERSION};
+use crate::pace::{self, Pace};
 use crate::searcher::{lock, Searcher, MAX_THREADS};
-use rmax::{Board, Info, Limits};
+use rmax::{Board, Info, Limits, W};
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 pub const HELP: &str =
     "Moves: SAN (e4, Nf3, exd5, O-O, O-O-O, e8=Q, Nbd7) or coordinates (e2e4, e7e8q).
@@ -25,14 +28,18 @@ Commands:
   white, black    choose your side (rmax moves if it is its turn)
   hint            rmax suggests a move for you (a short search)
   resign          give up the game
-  time <s>        rmax thinks <s> seconds per move (time 0.5; at most 3600)
+  time <s>        rmax thinks <s> seconds per move (time 0.5; at most 3600; default 1);
+                  a paced level takes at most <s> seconds
   depth <n>       rmax searches <n> plies per move instead (1 to 64)
   level <elo>     rmax plays like a player rated <elo> (1000 to 2000; level 1500)
   level off       rmax plays at full strength (the default)
+  pace on|off     at a level, rmax takes a person's time for a move (0.6 to 4 s, less
+                  for a forced or obvious reply; the default), or moves at once
   threads <n>     rmax searches on <n> threads at full strength (1 to 256; default 1)
   analyse [n]     the n best lines of the position (default 3; 1 to 10), deeper and
                   deeper until Enter (also: analyze)
   board           show the board (the last move's squares in brackets)
+  eval            the evaluation of the position, a row per group of terms
   flip            turn the board around
   unicode on|off  chess symbols for the pieces, or letters
   moves           list the legal moves
@@ -85,6 +92,12 @@ pub struct Terminal {
     leaving: bool,
     /// The strength level rmax plays at; None: full strength.
     level: Option<Level>,
+    /// At a level, take a person's time for a move (pace.rs).
+    pace: bool,
+    /// The person gave `time`: it caps a paced move too (else pace::MAX_MS does).
+    time_given: bool,
+    /// When rmax started thinking about its move (a paced move shows the time it took).
+    thinking_since: Instant,
     /// The running search is `analyse`, not rmax thinking about its move: it plays nothing,
     /// and shows its lines in `view`.
     analysing: bool,
@@ -135,6 +148,9 @@ impl Terminal {
             waiting: VecDeque::new(),
             leaving: false,
             level: None,
+            pace: true,
+            time_given: false,
+            thinking_since: Instant::now(),
             analysing: false,
             view: Arc::default(),
         }
@@ -278,6 +294,7 @@ impl Terminal {
             "time" => self.set_time(arg),
             "depth" => self.set_depth(arg),
             "level" => self.set_level(arg),
+            "pace" => self.set_pace(arg),
             "threads" => self.set_threads(arg),
             "analyse" | "analyze" => self.analyse(arg),
             "fen" if arg.is_empty() => say!("{}", self.game.board().fen()),
@@ -287,6 +304,7 @@ impl Terminal {
             },
             "moves" => self.list_moves(),
             "board" => self.show(),
+            "eval" => say!("{}", explain(self.game.board(), &W)),
             "pgn" => say!("{}", self.pgn()),
             "save" => self.save(arg),
             "load" => self.load(arg),
@@ -377,6 +395,7 @@ impl Terminal {
                 }
                 let s = s.min(MAX_SECONDS);
                 self.limit = Limit::Millis((s * 1000.0).max(1.0) as u64);
+                self.time_given = true;
                 say!("rmax thinks {s} s per move.");
             }
             _ => say!("time needs the seconds per move, e.g. time 2 or time 0.5"),
@@ -392,8 +411,13 @@ impl Terminal {
         match int(arg).and_then(Level::new) {
             Some(level) => {
                 self.level = Some(level);
+                let pace = if self.pace {
+                    "takes a person's time for a move (pace off: at once)"
+                } else {
+                    "moves at once (pace on: a person's time)"
+                };
                 say!(
-                    "rmax plays like a player rated {} (at most {} nodes a move).",
+                    "rmax plays like a player rated {} (at most {} nodes a move) and {pace}.",
                     level.elo,
                     level.nodes
                 );
@@ -402,6 +426,38 @@ impl Terminal {
                 "level needs a rating from {ELO_MIN} to {ELO_MAX} (level 1500), or off for full strength."
             ),
         }
+    }
+
+    /// `pace on` or `pace off`: at a level, a person's time for a move, or none.
+    fn set_pace(&mut self, arg: &str) {
+        match arg.to_ascii_lowercase().as_str() {
+            "on" => {
+                self.pace = true;
+                let most = self.pace_ms() as f64 / 1000.0;
+                say!("At a level, rmax takes a person's time for a move (at most {most} s).");
+            }
+            "off" => {
+                self.pace = false;
+                say!("At a level, rmax moves as soon as it has chosen.");
+            }
+            _ => say!("pace on or pace off: at a level, a person's time for a move, or none."),
+        }
+    }
+
+    /// The longest a paced move takes: the person's `time`, else pace::MAX_MS.
+    fn pace_ms(&self) -> u64 {
+        match self.limit {
+            Limit::Millis(ms) if self.time_given => ms,
+            _ => pace::MAX_MS,
+        }
+    }
+
+    /// The level rmax plays at now, with its pacing; None at full strength.
+    fn paced_level(&self) -> Option<Level> {
+        let pace = self.pace.then(|| Pace {
+            max_ms: self.pace_ms(),
+        });
+        self.level.map(|level| Level { pace, ..level })
     }
 
     /// `threads <n>`: the search threads (a level plays on one whatever the number).
@@ -432,9 +488,17 @@ impl Terminal {
             1 => String::new(),
             n => format!(" on {n} threads"),
         };
+        let pace = if self.pace {
+            format!(
+                ", paced like a person (at most {} s a move)",
+                self.pace_ms() as f64 / 1000.0
+            )
+        } else {
+            ", moving at once".to_string()
+        };
         match self.level {
-            Some(level) if threads.is_empty() => format!("{limit}, at level {}", level.elo),
-            Some(level) => format!("{limit}, at level {} (one thread)", level.elo),
+            Some(level) if threads.is_empty() => format!("{limit}, at level {}{pace}", level.elo),
+            Some(level) => format!("{limit}, at level {} (one thread){pace}", level.elo),
             None => format!("{limit}, at full strength{threads}"),
         }
     }
@@ -599,10 +663,11 @@ impl Terminal {
                 mate_stop.store(true, Relaxed);
             }
         });
+        self.thinking_since = Instant::now();
         self.search.start(
             &self.game,
             lim,
-            self.level,
+            self.paced_level(),
             stop,
             report,
             Box::new(|_, _, _| {}),
@@ -677,13 +742,18 @@ impl Terminal {
         };
         self.clear_thinking();
         let board = *self.game.board();
+        // a paced move took the time of the wait too
+        let ms = match self.paced_level() {
+            Some(Level { pace: Some(_), .. }) => self.thinking_since.elapsed().as_millis() as u64,
+            _ => info.ms,
+        };
         if let Some(m) = best {
             say!(
                 "rmax plays {}   (depth {}, {}, {:.2} s)",
                 numbered(&board, m),
                 info.depth,
                 Score::white(info.score, board.side).pawns(),
-                info.ms as f64 / 1000.0
+                ms as f64 / 1000.0
             );
             self.game.push(m);
         }
@@ -743,31 +813,7 @@ impl Terminal {
                 .last()
                 .is_some_and(|m| m.from == square || m.to == square)
         };
-        let mut text = String::new();
-        for row in 0..8 {
-            let rank = if turned { row } else { 7 - row };
-            let square = |col: usize| rank * 16 + if turned { 7 - col } else { col };
-            text += &format!("{}", rank + 1);
-            for col in 0..8 {
-                let left = col > 0 && marked(square(col - 1));
-                text.push(match (left, marked(square(col))) {
-                    (false, false) => ' ',
-                    (false, true) => '[',
-                    (true, false) => ']',
-                    (true, true) => '|',
-                });
-                text.push(self.piece(board.b[square(col)]));
-            }
-            if marked(square(7)) {
-                text.push(']');
-            }
-            text.push('\n');
-        }
-        text += if turned {
-            "  h g f e d c b a"
-        } else {
-            "  a b c d e f g h"
-        };
+        let text = diagram(board, turned, marked, |p| self.piece(p));
         let last = self.game.last_numbered();
         let status = if self.game.end().is_some() {
             last.map_or(String::new(), |s| format!("Last move {s}."))
@@ -781,8 +827,12 @@ impl Terminal {
             let check = if board.in_check() { ". Check!" } else { "" };
             format!("{} to move ({who}){last}{check}", colour(board.side))
         };
-        // how rmax plays, when it is not the default: its level, or its threads
+        // how rmax plays, when it is not the default: its level (and that it moves at once,
+        // when not paced), or its threads
         let how = match (self.level, self.search.threads()) {
+            (Some(level), _) if !self.pace => {
+                format!("rmax plays at level {}, moving at once.", level.elo)
+            }
             (Some(level), _) => format!("rmax plays at level {}.", level.elo),
             (None, 1) => String::new(),
             (None, n) => format!("rmax searches on {n} threads."),

@@ -1,11 +1,13 @@
 //! UCI: the protocol of most GUIs and tournament managers (fastchess, cutechess-cli, OpenBench).
 
-use crate::game::{start_board, Game};
-use crate::input::{budget, int, parse_fen, short, Event, MAX_LINE, OVERHEAD_MS};
+use crate::explain::explain;
+use crate::game::{letter, start_board, Game};
+use crate::input::{int, parse_fen, short, Budget, Event, Pace, MAX_LINE, OVERHEAD_MS};
 use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
-use crate::output::{moves_text, Score, VERSION};
+use crate::output::{diagram, moves_text, Score, VERSION};
+use crate::pace;
 use crate::searcher::{lock, Searcher, HASH_MB, MAX_MULTIPV, MAX_THREADS};
-use rmax::{Board, Info, Limits, Move, START};
+use rmax::{Board, Info, Limits, Move, START, W};
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -32,6 +34,9 @@ pub struct Uci {
     /// `UCI_LimitStrength`: play at the level of `UCI_Elo` (see level.rs).
     limit_strength: bool,
     elo: i64,
+    /// `SimulateThinkingTime` (Velvet's name for it): at a level, take a person's time for a
+    /// move, within the move's time budget (pace.rs).
+    simulate_thinking: bool,
 }
 
 /// What `go` searches when a time argument is not a number (ms): rather a quick move than
@@ -141,15 +146,14 @@ struct Reply {
     multi: bool,
     /// `go mate n`: the search stops when it has found a mate in n moves or fewer.
     mate: Option<i64>,
-    /// No new iteration starts `soft_at` ms after `since` (set by ponderhit).
-    since: Instant,
-    soft_at: Arc<AtomicU64>,
+    /// With a clock (not `go infinite`): the search stops when its pace says so.
+    pace: Option<Mutex<Pace>>,
     in_check: bool,
 }
 
 impl Reply {
     /// A completed iteration's line: its `info`; then the search stops if it found the mate
-    /// asked for, or if the soft limit set by ponderhit has passed.
+    /// asked for, or if its pace says the move has had its time.
     fn line(&self, i: &Info) {
         say!("{}", uci_info(i, self.multi));
         if i.multipv <= 1 {
@@ -158,8 +162,8 @@ impl Reply {
         let found = self.mate.is_some_and(
             |n| matches!(Score::of(i.score), Score::Mate(m) if m > 0 && i64::from(m) <= n),
         );
-        let ms = self.since.elapsed().as_millis() as u64;
-        if found || ms >= self.soft_at.load(Relaxed) {
+        let paced = self.pace.as_ref().is_some_and(|pace| lock(pace).enough(i));
+        if found || paced {
             self.stop.store(true, Relaxed);
         }
     }
@@ -186,10 +190,11 @@ impl Reply {
 struct Ponder {
     stop: Arc<AtomicBool>,
     hold: Arc<AtomicBool>,
-    /// Milliseconds after `since` from which no new iteration starts (set by ponderhit).
-    soft_at: Arc<AtomicU64>,
+    /// When our clock started, in ms after `since` (the `go`): u64::MAX until ponderhit sets
+    /// it (the pace's `started`).
+    started: Arc<AtomicU64>,
     since: Instant,
-    soft: u64,
+    /// The hard limit (ms after ponderhit).
     hard: u64,
 }
 
@@ -207,6 +212,7 @@ impl Uci {
             multipv: 1,
             limit_strength: false,
             elo: ELO_DEFAULT,
+            simulate_thinking: false,
         }
     }
 
@@ -248,10 +254,33 @@ impl Uci {
             "go" => self.go(args),
             "stop" => self.search.stop(),
             "ponderhit" => self.ponderhit(),
+            // not UCI, but as Stockfish: for people and scripts looking into the engine
+            "eval" | "d" => self.inspect(cmd),
             "quit" => return false,
             _ => say!("info string error: unknown command '{}'", short(cmd)),
         }
         true
+    }
+
+    /// `eval`: the evaluation of the position, a row per group of terms; `d`: the board,
+    /// its FEN and its key, as Stockfish prints them. A refused position is not shown (as
+    /// `go` does not search it): the one before it is not what the GUI meant.
+    fn inspect(&self, cmd: &str) {
+        if let Some(refused) = &self.refused {
+            return say!(
+                "info string error: no position to show (the last one was refused: {refused})"
+            );
+        }
+        let board = self.game.board();
+        if cmd == "eval" {
+            return say!("{}", explain(board, &W));
+        }
+        say!(
+            "{}\n\nFen: {}\nKey: {:016X}",
+            diagram(board, false, |_| false, letter),
+            board.fen(),
+            board.key
+        );
     }
 
     fn new_game(&mut self) {
@@ -305,6 +334,14 @@ impl Uci {
                 "false" => self.limit_strength = false,
                 _ => say!(
                     "info string error: UCI_LimitStrength needs true or false, not '{}'",
+                    short(&value)
+                ),
+            },
+            "simulatethinkingtime" => match value.to_ascii_lowercase().as_str() {
+                "true" => self.simulate_thinking = true,
+                "false" => self.simulate_thinking = false,
+                _ => say!(
+                    "info string error: SimulateThinkingTime needs true or false, not '{}'",
                     short(&value)
                 ),
             },
@@ -379,21 +416,26 @@ impl Uci {
             }
             return; // (a bad depth was reported above)
         }
-        let mut lim = self.limits(&go, board.side);
+        let (mut lim, budget) = self.limits(&go, board.side);
+        let level = self.limit_strength.then(|| Level::new(self.elo)).flatten();
         let stop = Arc::new(AtomicBool::new(false));
         let held = go.infinite || go.ponder;
         self.hold = Arc::new(AtomicBool::new(held));
-        let (since, soft_at) = (Instant::now(), Arc::new(AtomicU64::new(u64::MAX)));
+        // our clock runs from now; a ponder search's from ponderhit
+        let started = Arc::new(AtomicU64::new(if go.ponder { u64::MAX } else { 0 }));
+        // (`go infinite` searches until `stop`, whatever the clock says; a level stops after
+        // the base time, unscaled, as its strength was measured)
+        let pace = budget
+            .filter(|_| !go.infinite)
+            .map(|b| Mutex::new(Pace::new(b, level.is_none(), started.clone())));
         if go.ponder {
-            let (stop, hold, soft_at) = (stop.clone(), self.hold.clone(), soft_at.clone());
-            let (soft, hard) = (lim.soft, lim.hard);
+            let (stop, hold) = (stop.clone(), self.hold.clone());
             self.pondering = Some(Ponder {
                 stop,
                 hold,
-                soft_at,
-                since,
-                soft,
-                hard,
+                started,
+                since: Instant::now(),
+                hard: lim.hard,
             });
         }
         if held {
@@ -406,22 +448,33 @@ impl Uci {
             shown: Mutex::default(),
             multi: self.multipv > 1, // (with one line, no `multipv` word: as before)
             mate: go.mate(),
-            since,
-            soft_at,
+            pace,
             in_check: board.in_check(),
         });
         let line = reply.clone();
         let report = Box::new(move |i: &Info| line.line(i));
         let done = Box::new(move |best, i: &Info, picked| reply.done(best, i, picked));
-        let level = self.limit_strength.then(|| Level::new(self.elo)).flatten();
+        // pacing (SimulateThinkingTime) within what the clock allows for the move (the hard
+        // limit: at most half the clock), and not for `go infinite` or `go ponder`: their move
+        // waits for `stop` or `ponderhit` anyway, and a wait that started before ponderhit
+        // could outlast the budget after it
+        let thinking = (self.simulate_thinking && !held).then(|| pace::Pace {
+            max_ms: lim.hard.min(pace::MAX_MS),
+        });
+        let level = level.map(|level| Level {
+            pace: thinking,
+            ..level
+        });
         self.search
             .start(&self.game, lim, level, stop, report, done);
     }
 
-    /// The limits of a `go`: the clock's budget for `side`'s move, the move time, depth,
-    /// nodes and mate when given. A bad number must not turn into a search without end: with
-    /// the clock unknown, or no limit left at all, SAFE_MOVETIME at most.
-    fn limits(&self, go: &Go, side: u8) -> Limits {
+    /// The limits of a `go`, and the clock's budget for `side`'s move when its clock was
+    /// given: the budget (capped by the move time) gives the soft and hard limits; a move
+    /// time alone is kept exactly (soft = hard); depth, nodes and mate when given. A bad
+    /// number must not turn into a search without end: with the clock unknown, or no limit
+    /// left at all, SAFE_MOVETIME at most.
+    fn limits(&self, go: &Go, side: u8) -> (Limits, Option<Budget>) {
         let mut lim = Limits {
             multipv: self.multipv,
             ..Limits::default()
@@ -431,14 +484,11 @@ impl Uci {
         } else {
             (go.number("btime"), go.number("binc"))
         };
-        if let Some(t) = time {
-            let to_go = go.number("movestogo");
-            (lim.soft, lim.hard) = budget(t, inc.unwrap_or(0), to_go, self.overhead);
-        }
-        if let Some(ms) = go.number("movetime") {
-            let ms = ms.saturating_sub(self.overhead).max(1) as u64;
-            (lim.soft, lim.hard) = (lim.soft.min(ms), lim.hard.min(ms));
-        }
+        let to_go = go.number("movestogo");
+        let mut budget = time.map(|t| Budget::new(t, inc.unwrap_or(0), to_go, self.overhead));
+        let mut cap = go
+            .number("movetime")
+            .map(|ms| ms.saturating_sub(self.overhead).max(1) as u64);
         if let Some(depth) = go.number("depth") {
             lim.depth = depth.clamp(1, 64) as i32;
         }
@@ -451,9 +501,16 @@ impl Uci {
         let limited = !go.numbers.is_empty() || go.infinite || go.ponder;
         if go.bad_clock || !go.errors.is_empty() && !limited {
             say!("info string error: go: searching {SAFE_MOVETIME} ms at most");
-            (lim.soft, lim.hard) = (lim.soft.min(SAFE_MOVETIME), lim.hard.min(SAFE_MOVETIME));
+            cap = Some(cap.map_or(SAFE_MOVETIME, |ms| ms.min(SAFE_MOVETIME)));
         }
-        lim
+        if let Some(ms) = cap {
+            (lim.soft, lim.hard) = (ms, ms);
+            budget = budget.map(|b| b.capped(ms));
+        }
+        if let Some(b) = budget {
+            (lim.soft, lim.hard) = (b.most, b.hard);
+        }
+        (lim, budget)
     }
 
     /// The opponent played the move we pondered on: our clock runs from now.
@@ -461,8 +518,9 @@ impl Uci {
         let Some(p) = self.pondering.take() else {
             return;
         };
-        let now = p.since.elapsed().as_millis() as u64;
-        p.soft_at.store(now.saturating_add(p.soft), Relaxed); // checked after every iteration
+        // the pace decides after every iteration, on our clock from now
+        p.started
+            .store(p.since.elapsed().as_millis() as u64, Relaxed);
         p.hold.store(false, Relaxed);
         if p.hard < u64::MAX {
             let stop = p.stop;
@@ -484,6 +542,7 @@ fn identify() {
     say!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}");
     say!("option name UCI_LimitStrength type check default false");
     say!("option name UCI_Elo type spin default {ELO_DEFAULT} min {ELO_MIN} max {ELO_MAX}");
+    say!("option name SimulateThinkingTime type check default false");
     say!("uciok");
 }
 

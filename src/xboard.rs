@@ -1,11 +1,12 @@
 //! xboard (CECP v2): the protocol of XBoard/WinBoard, and of Fairy-Max's tournaments.
 
 use crate::game::{colour, read_move, start_board, End, Game, Parsed};
-use crate::input::{budget, int, parse_fen, short, split_word, Event, MAX_LINE, OVERHEAD_MS};
+use crate::input::{int, parse_fen, short, split_word, Budget, Event, Pace, MAX_LINE, OVERHEAD_MS};
 use crate::output::{moves_text, Score, VERSION};
 use crate::searcher::{lock, Searcher, MAX_MULTIPV, MAX_THREADS};
 use rmax::{Info, Limits};
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -254,12 +255,11 @@ impl Xboard {
         }
     }
 
-    /// Starts a full-strength search of the current position (its move, if any, comes back
-    /// as an event, as for every search).
-    fn start(&mut self, lim: Limits, report: Box<dyn FnMut(&Info) + Send>) {
+    /// Starts a full-strength search of the current position, which `stop` stops (its move,
+    /// if any, comes back as an event, as for every search).
+    fn start(&mut self, lim: Limits, stop: Arc<AtomicBool>, report: Box<dyn FnMut(&Info) + Send>) {
         let done = Box::new(|_, _: &Info, _| {});
-        self.search
-            .start(&self.game, lim, None, Arc::default(), report, done);
+        self.search.start(&self.game, lim, None, stop, report, done);
     }
 
     /// Stops thinking without playing the move.
@@ -304,6 +304,9 @@ impl Xboard {
             depth: self.depth.unwrap_or(64),
             ..Limits::default()
         };
+        // `st`: that time exactly; `level`: the clock's budget, and a pace that stops the search
+        // after an iteration when the move has had its time (our clock runs from now: 0)
+        let mut pace = None;
         (lim.soft, lim.hard) = match self.per_move {
             Some(ms) => {
                 let ms = ms.saturating_sub(OVERHEAD_MS).max(1) as u64;
@@ -312,16 +315,22 @@ impl Xboard {
             None => {
                 let (mps, base, inc) = self.level;
                 let to_go = (mps > 0).then(|| mps - (i64::from(board.full) - 1) % mps);
-                budget(self.clock.unwrap_or(base), inc, to_go, OVERHEAD_MS)
+                let budget = Budget::new(self.clock.unwrap_or(base), inc, to_go, OVERHEAD_MS);
+                pace = Some(Pace::new(budget, true, Arc::default()));
+                (budget.most, budget.hard)
             }
         };
-        let post = self.post;
+        let (post, stop) = (self.post, Arc::new(AtomicBool::new(false)));
+        let flag = stop.clone();
         let report = Box::new(move |i: &Info| {
             if post {
                 say!("{}", thinking(i));
             }
+            if pace.as_mut().is_some_and(|pace| pace.enough(i)) {
+                flag.store(true, Relaxed);
+            }
         });
-        self.start(lim, report);
+        self.start(lim, stop, report);
     }
 
     /// In analysis mode, (re)starts the analysis of the current position: without limits
@@ -346,7 +355,7 @@ impl Xboard {
                 *lock(&progress) = i.clone();
             }
         });
-        self.start(lim, report);
+        self.start(lim, Arc::default(), report);
     }
 
     /// The answer to `.`: `stat01: time nodes ply mvleft mvtot mvname`, from the last

@@ -1,4 +1,4 @@
-//! The command line: perft, bench, --help, --version and bad arguments.
+//! The command line: perft, bench, eval, --help, --version and bad arguments.
 
 mod common;
 use common::*;
@@ -106,10 +106,63 @@ fn bench_is_deterministic_and_ends_with_the_openbench_line() {
 }
 
 #[test]
+fn eval_explains_a_position_row_by_row_and_ends_with_board_eval() {
+    // the start position by default, a FEN as one argument or as several; both sides to move
+    let black = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 2 3";
+    let endgame = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1";
+    let mut several = vec!["eval"];
+    several.extend(black.split(' '));
+    for (args, fen) in [
+        (vec!["eval"], START),
+        (vec!["eval", KIWIPETE], KIWIPETE),
+        (several, black),
+        (vec!["eval", endgame], endgame),
+    ] {
+        let (status, out, err) = run(&args, 10.0);
+        assert!(status.success() && err.is_empty(), "{args:?}: {err}");
+        let board = board_after(fen, &[]);
+        assert_eq!(eval_total(&out), Some(board.eval()), "{fen}:\n{out}");
+        assert_eq!(check_eval_rows(&out), 10, "{out}");
+        for row in [
+            "Material",
+            "Mobility",
+            "Passed pawns",
+            "Bishop pair",
+            "Tempo",
+            "Phase",
+        ] {
+            assert!(out.contains(row), "{row}: {out}");
+        }
+        let mover = if board.side == 8 {
+            "White to move"
+        } else {
+            "Black to move"
+        };
+        assert!(
+            out.trim_end().ends_with(&format!("{mover} (Board::eval)")),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn eval_with_a_bad_fen_says_why_and_exits_with_2() {
+    for fen in [
+        "8/8/8",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
+    ] {
+        let (status, out, err) = run(&["eval", fen], 5.0);
+        assert_eq!(status.code(), Some(2), "{fen}");
+        assert!(out.is_empty(), "{fen}: {out}");
+        assert!(err.starts_with("rmax: eval: bad FEN: "), "{fen}: {err}");
+    }
+}
+
+#[test]
 fn help_and_version() {
     let (status, out, _) = run(&["--help"], 5.0);
     assert!(status.success());
-    for word in ["perft", "bench", "uci", "xboard", "--version"] {
+    for word in ["perft", "bench", "eval", "uci", "xboard", "--version"] {
         assert!(out.contains(word), "{word}: {out}");
     }
     let (status, out, _) = run(&["--version"], 5.0);
@@ -119,12 +172,13 @@ fn help_and_version() {
 
 #[test]
 fn bad_arguments_get_the_usage_and_exit_code_2() {
-    let bad: [&[&str]; 8] = [
+    let bad: [&[&str]; 9] = [
         &["--frobnicate"],
         &["perft"],
         &["perft", "x"],
         &["perft", "-1"],
         &["perft", "2", "not", "a", "fen", "at all"],
+        &["eval", "not", "a", "fen"],
         &["bench", "0"],
         &["bench", "3", "4"],
         &["uci", "now"],

@@ -264,6 +264,52 @@ fn the_handshake_offers_multipv_and_the_strength_options() {
     assert!(max >= 64, "{multipv}");
 }
 
+/// `SimulateThinkingTime` (pacing, as Velvet names it) is off unless the GUI asks: a level
+/// answers at once. Asked for, a level's move takes a person's time (at least pace.rs's
+/// 600 ms), within the move's budget, and `stop` ends the wait.
+#[test]
+fn uci_pacing_is_off_by_default_and_keeps_to_the_clock_when_asked_for() {
+    let _serial = serial();
+    let mut r = Rmax::start(&[]);
+    r.send("uci");
+    let out = r.expect("uciok\n", 5.0);
+    assert!(
+        out.contains("option name SimulateThinkingTime type check default false\n"),
+        "{out}"
+    );
+    r.send("setoption name UCI_LimitStrength value true");
+    r.send("setoption name UCI_Elo value 1000");
+    let timed = |r: &mut Rmax, go: &str| {
+        r.send("position startpos moves e2e4");
+        let clock = Instant::now();
+        let (_, best) = search(r, go, 10.0);
+        assert!(legal(&board_after(START, &["e2e4"]), &best), "{go}: {best}");
+        clock.elapsed().as_millis()
+    };
+    let quick = timed(&mut r, "go movetime 5000");
+    assert!(quick < 300, "not paced by default: {quick} ms");
+    r.send("setoption name SimulateThinkingTime value maybe");
+    assert!(r.line("info string", 5.0).contains("error"));
+    r.send("setoption name SimulateThinkingTime value true");
+    let paced = timed(&mut r, "go movetime 5000");
+    assert!((600..4500).contains(&paced), "paced: {paced} ms");
+    // the budget of a move on a 300 ms clock is under 300 ms: so is the wait
+    let short = timed(&mut r, "go wtime 300 btime 300");
+    assert!(short < 300, "on a short clock: {short} ms");
+    // `stop` ends the wait at once
+    r.send("position startpos moves e2e4");
+    r.send("go movetime 5000");
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let clock = Instant::now();
+    r.send("stop");
+    r.line("bestmove", 5.0);
+    assert!(clock.elapsed().as_millis() < 200);
+    // at full strength there is nothing to pace
+    r.send("setoption name UCI_LimitStrength value false");
+    let full = timed(&mut r, "go depth 3");
+    assert!(full < 300, "full strength: {full} ms");
+}
+
 #[test]
 fn a_limited_rmax_plays_legal_moves_shows_them_last_and_keeps_to_the_clock() {
     let _serial = serial();
@@ -427,7 +473,9 @@ fn the_terminal_level_shows_in_the_status_line_help_and_pgn() {
     let out = say(&mut r, "level 1500");
     assert!(out.contains("1500"), "{out}");
     assert!(say(&mut r, "board").contains("rmax plays at level 1500."));
-    assert!(say(&mut r, "help").contains("Now: rmax thinks 0.05 s per move, at level 1500."));
+    assert!(say(&mut r, "help").contains(
+        "Now: rmax thinks 0.05 s per move, at level 1500, paced like a person (at most 0.05 s a move)."
+    ));
     // bad values: a message, and the level stays
     for bad in [
         "level 999",
@@ -480,6 +528,66 @@ fn a_limited_rmax_plays_legal_moves_in_the_terminal() {
         assert!(out.contains("rmax plays "), "{out}");
         assert!(!out.contains("Illegal"), "{out}");
     }
+}
+
+/// How long rmax takes to answer 1. e4 in a new game (its reply's line read).
+fn reply_to_e4(r: &mut Rmax) -> (u128, String) {
+    say(r, "new");
+    let clock = Instant::now();
+    r.send("e4");
+    let line = r.line("rmax plays 1... ", 10.0);
+    let ms = clock.elapsed().as_millis();
+    r.expect(PROMPT, 5.0);
+    (ms, line)
+}
+
+/// At a level the terminal paces rmax's moves like a person's: never at once, at most the
+/// `time` given; Enter moves at once; `pace off` moves as soon as the level has chosen.
+#[test]
+fn a_paced_level_in_the_terminal_takes_time_but_keeps_to_time_and_enter() {
+    let _serial = serial();
+    let mut r = terminal("2");
+    say(&mut r, "level 1000");
+    let help = say(&mut r, "help");
+    assert!(help.contains("pace on|off"), "{help}");
+    assert!(
+        help.contains("at level 1000, paced like a person (at most 2 s a move)."),
+        "{help}"
+    );
+    // not at once, within the time (and the move shows the time it took)
+    let (ms, line) = reply_to_e4(&mut r);
+    assert!((600..2500).contains(&ms), "{ms} ms: {line}");
+    assert!(!line.contains(", 0.0"), "{line}");
+    // the time caps it, below pacing's least
+    say(&mut r, "time 0.2");
+    let (ms, line) = reply_to_e4(&mut r);
+    assert!(ms < 450, "time 0.2: {ms} ms: {line}");
+    // Enter: at once
+    say(&mut r, "time 3");
+    say(&mut r, "new");
+    let clock = Instant::now();
+    r.send("e4");
+    r.send("");
+    r.line("rmax plays 1... ", 10.0);
+    assert!(clock.elapsed().as_millis() < 400);
+    r.expect(PROMPT, 5.0);
+    // pace off: at once, and the status line and help say so
+    let out = say(&mut r, "pace off");
+    assert!(out.contains("moves as soon as it has chosen"), "{out}");
+    let (ms, line) = reply_to_e4(&mut r);
+    assert!(ms < 300, "pace off: {ms} ms: {line}");
+    assert!(say(&mut r, "board").contains("rmax plays at level 1000, moving at once."));
+    assert!(say(&mut r, "help").contains("at level 1000, moving at once."));
+    assert!(say(&mut r, "pace sometimes").contains("pace on or pace off"));
+    assert!(say(&mut r, "pace on").contains("at most 3 s"));
+    // quit during the wait leaves at once
+    say(&mut r, "new");
+    r.send("e4");
+    let clock = Instant::now();
+    r.send("quit");
+    let (status, _, _) = r.wait(5.0);
+    assert!(status.success());
+    assert!(clock.elapsed().as_millis() < 500);
 }
 
 #[test]

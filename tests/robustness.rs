@@ -185,6 +185,8 @@ fn uci_survives_garbage() {
         "setoption name Threads value 1",
         "debug on",
         "register later",
+        "eval",
+        "d",
     ];
     let mut r = Rmax::start(&[]);
     r.send("uci");
@@ -280,6 +282,7 @@ fn the_terminal_survives_garbage() {
         "board",
         "moves",
         "pgn",
+        "eval",
         "threads 3",
         "threads 1",
         "setboard r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",

@@ -505,9 +505,33 @@ fn small_messages_after_mate_and_for_odd_moves() {
 fn help_lists_the_new_commands() {
     let mut r = terminal("0.05");
     let out = say(&mut r, "help");
-    for command in ["hint", "save", "load", "resign", "unicode", "Enter", "undo"] {
+    for command in [
+        "hint", "save", "load", "resign", "unicode", "Enter", "undo", "eval",
+    ] {
         assert!(out.contains(command), "{command}: {out}");
     }
+}
+
+#[test]
+fn eval_explains_the_current_position() {
+    let mut r = terminal("0.05");
+    let table = say(&mut r, "eval");
+    assert_eq!(
+        eval_total(&table),
+        Some(board_after(START, &[]).eval()),
+        "{table}"
+    );
+    // after a move and rmax's reply: the position now, Black's view turned to White's
+    say(&mut r, "e4");
+    let now = board_after(&fen(&mut r), &[]);
+    let table = say(&mut r, "eval");
+    assert_eq!(eval_total(&table), Some(now.eval()), "{table}");
+    assert_eq!(check_eval_rows(&table), 10, "{table}");
+    say(&mut r, "setboard 8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 0 1");
+    let now = board_after(&fen(&mut r), &[]);
+    let table = say(&mut r, "eval");
+    assert_eq!(eval_total(&table), Some(now.eval()), "{table}");
+    assert!(table.contains("Black to move (Board::eval)"), "{table}");
 }
 
 #[test]
@@ -597,7 +621,7 @@ fn threads_are_set_shown_in_help_and_checked() {
     assert!(out.contains("rmax plays 1... "), "{out}");
     // a level plays on one thread
     say(&mut r, "level 1500");
-    assert!(say(&mut r, "help").contains("at level 1500 (one thread)."));
+    assert!(say(&mut r, "help").contains("at level 1500 (one thread), paced like a person"));
     say(&mut r, "level off");
     let out = say(&mut r, "threads 1");
     assert!(out.starts_with("rmax searches on 1 thread."), "{out}");

@@ -828,3 +828,166 @@ fn with_threads_go_infinite_waits_for_stop_also_when_the_search_ends_by_itself()
         assert!(legal(&board_after(fen, &[]), &m), "{fen}: {m}");
     }
 }
+
+#[test]
+fn d_shows_the_board_its_fen_and_key_and_eval_explains_it() {
+    let mut r = uci();
+    let moves = ["e1g1", "b4c3", "d2c3", "e8c8"];
+    r.send(&format!(
+        "position fen {KIWIPETE} moves {}",
+        moves.join(" ")
+    ));
+    let board = board_after(KIWIPETE, &moves);
+    r.send("d");
+    let out = r.expect("\nKey: ", 5.0) + &r.line("", 5.0);
+    let lines: Vec<&str> = out.lines().collect();
+    // rank 8 at the top, a letter a square ('.' empty), then the files
+    for (i, rank) in (0..8).rev().enumerate() {
+        let squares: String = (0..8)
+            .map(|file| {
+                let p = board.b[rank * 16 + file] as usize;
+                format!(" {}", &rmax::LETTERS[p..=p])
+            })
+            .collect();
+        assert_eq!(lines[i], format!("{}{squares}", rank + 1), "{out}");
+    }
+    assert_eq!(lines[8], "  a b c d e f g h", "{out}");
+    assert!(out.contains(&format!("\nFen: {}\n", board.fen())), "{out}");
+    assert!(out.ends_with(&format!("Key: {:016X}", board.key)), "{out}");
+    r.send("eval");
+    let table = r.expect("(Board::eval)", 5.0);
+    assert_eq!(eval_total(&table), Some(board.eval()), "{table}");
+    assert!(table.contains("White to move"), "{table}");
+    assert_eq!(check_eval_rows(&table), 10, "{table}");
+    // another position, another key and evaluation
+    r.send("position startpos moves e2e4");
+    let board = board_after(START, &["e2e4"]);
+    r.send("d");
+    let out = r.expect("\nKey: ", 5.0) + &r.line("", 5.0);
+    assert!(out.ends_with(&format!("Key: {:016X}", board.key)), "{out}");
+    r.send("eval");
+    let table = r.expect("(Board::eval)", 5.0);
+    assert_eq!(eval_total(&table), Some(board.eval()), "{table}");
+    // a refused position is not shown: the one before it is not the GUI's
+    r.send("position fen 8/8/8 w - - 0 1");
+    r.line("info string error: bad FEN", 5.0);
+    for cmd in ["d", "eval"] {
+        r.send(cmd);
+        let line = r.line("info string", 5.0);
+        assert!(line.contains("no position to show"), "{cmd}: {line}");
+    }
+    r.send("position startpos");
+    r.send("eval");
+    let table = r.expect("(Board::eval)", 5.0);
+    assert_eq!(eval_total(&table), Some(board_after(START, &[]).eval()));
+    r.send("isready");
+    r.line("readyok", 5.0);
+}
+
+/// Plays `plies` moves from the start position at `base` ms + `inc` ms a move for both sides,
+/// keeping the clocks as a GUI does (the time from `go` to `bestmove` off the clock of the side
+/// that moved, then the increment on): panics when a side oversteps its clock or plays an
+/// illegal move. The times each move took (ms).
+fn play_on_the_clock(r: &mut Rmax, base: u64, inc: u64, plies: usize) -> Vec<u64> {
+    let mut clocks = [base, base]; // White's, Black's
+    let (mut moves, mut took) = (Vec::<String>::new(), vec![]);
+    for ply in 0..plies {
+        let board = board_after(START, &moves.iter().map(|m| m.as_str()).collect::<Vec<_>>());
+        if board.gen(false).is_empty() {
+            break; // (the game is over)
+        }
+        r.send(&format!("position startpos moves {}", moves.join(" ")));
+        r.send("isready");
+        r.line("readyok", 5.0);
+        let [w, b] = clocks;
+        let clock = Instant::now();
+        r.send(&format!("go wtime {w} btime {b} winc {inc} binc {inc}"));
+        let m = bestmove(r, 10.0);
+        let ms = clock.elapsed().as_millis() as u64;
+        let side = ply % 2;
+        assert!(
+            ms < clocks[side],
+            "ply {ply}: {ms} ms with {} ms on the clock ({moves:?})",
+            clocks[side]
+        );
+        assert!(legal(&board, &m), "ply {ply}: {m} ({moves:?})");
+        clocks[side] = clocks[side] - ms + inc;
+        (moves, took) = ([moves, vec![m]].concat(), [took, vec![ms]].concat());
+    }
+    took
+}
+
+#[test]
+fn a_game_at_one_second_and_10ms_a_move_never_loses_on_time() {
+    let _serial = serial();
+    let mut r = uci();
+    let took = play_on_the_clock(&mut r, 1000, 10, 60);
+    // the clock is spent, not hoarded: the first moves think (the base is 40 ms)
+    assert!(took[..6].iter().all(|&ms| ms >= 15), "{took:?}");
+}
+
+#[test]
+fn with_2_threads_a_game_at_one_second_and_10ms_a_move_never_loses_on_time() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("setoption name Threads value 2");
+    play_on_the_clock(&mut r, 1000, 10, 60);
+}
+
+/// The time (ms) from `go` to `bestmove` in `fen`, and the move, which must be legal.
+fn timed_go(r: &mut Rmax, fen: &str, go: &str) -> u128 {
+    r.send(&format!("position fen {fen}"));
+    r.send("isready");
+    r.line("readyok", 5.0);
+    let clock = Instant::now();
+    r.send(go);
+    let m = bestmove(r, 10.0);
+    let ms = clock.elapsed().as_millis();
+    assert!(legal(&board_after(fen, &[]), &m), "{go}: {m}");
+    ms
+}
+
+#[test]
+fn every_clock_is_kept() {
+    let _serial = serial();
+    let mut r = uci();
+    // (the hard limits, 5 base times and at most half of the clock after the Move Overhead
+    // of 10 ms; the rest of each bound is a margin for a busy machine)
+    for (go, most) in [
+        ("go wtime 1000 btime 1000", 400), // sudden death: 165 ms
+        ("go btime 1000 wtime 1000 binc 10 winc 10", 450), // 202 ms
+        ("go wtime 1000 btime 1000 winc 5000 binc 5000", 750), // half the clock: 495 ms
+        ("go wtime 300 btime 300 movestogo 1", 400), // 145 ms
+        ("go wtime 100 btime 100 movestogo 1", 300), // 45 ms
+        ("go wtime 20000 btime 20000 movestogo 40", 1900), // 1,638 ms
+    ] {
+        let ms = timed_go(&mut r, MIDDLEGAME, go);
+        assert!(ms < most, "{go}: {ms} ms");
+    }
+    // the last move before the time control takes more of the clock than one of many
+    let last = timed_go(&mut r, MIDDLEGAME, "go wtime 1000 btime 1000 movestogo 1");
+    assert!((150..700).contains(&last), "{last} ms");
+}
+
+#[test]
+fn movetime_is_searched_whole_however_sure_the_search_is() {
+    let _serial = serial();
+    let mut r = uci();
+    // the start position's best move stands: a clock's pace would stop early, a move time not
+    let ms = timed_go(&mut r, START, "go movetime 600");
+    assert!((540..800).contains(&ms), "{ms} ms");
+}
+
+#[test]
+fn move_overhead_is_kept_off_the_clock() {
+    let _serial = serial();
+    let mut r = uci();
+    r.send("setoption name Move Overhead value 300");
+    let ms = timed_go(&mut r, MIDDLEGAME, "go movetime 700"); // 400 ms of search
+    assert!((300..550).contains(&ms), "{ms} ms");
+    // 100 ms after the overhead, all of it for this move: at most 50 ms (without the
+    // overhead, 3 s for the last move before the control would take 600 ms at least)
+    r.send("setoption name Move Overhead value 2900");
+    let ms = timed_go(&mut r, MIDDLEGAME, "go wtime 3000 btime 3000 movestogo 1");
+    assert!(ms < 300, "{ms} ms");
+}

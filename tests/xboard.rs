@@ -319,3 +319,45 @@ fn cores_sets_the_search_threads_and_bad_values_are_refused() {
     let out = sync(&mut r, 3);
     assert!(!out.contains("Error"), "{out}");
 }
+
+const MIDDLEGAME: &str = "3q2k1/pb3p1p/4pbp1/2r5/PpN2N2/1P2P2P/5PP1/Q2R2K1 b - - 4 26";
+
+/// The time (ms) from `go` to the engine's move in `fen`, which must be legal, after the time
+/// control's commands `clock` (xboard sends `time` and `otim` before every move).
+fn timed_move(r: &mut Rmax, clock: &str, fen: &str) -> u128 {
+    r.send(&format!("new\nforce\nsetboard {fen}\n{clock}"));
+    let out = sync(r, 7);
+    assert!(!out.contains("Error"), "{clock}: {out}");
+    let start = Instant::now();
+    r.send("go");
+    let m = engine_move(r, 10.0);
+    let ms = start.elapsed().as_millis();
+    assert!(legal(&board_after(fen, &[]), &m), "{clock}: {m}");
+    ms
+}
+
+#[test]
+fn every_time_control_is_kept() {
+    let (mut r, _) = xboard();
+    // Bounds: the hard limit (5 base times, at most half of the clock after 10 ms of overhead)
+    // and a margin for a busy machine. 40 moves in 20 s with all 20 s left at move 1: 1,638 ms;
+    // 0.3 s left and 15 moves to go: 61 ms; sudden death, 1 s left: 165 ms; 1 s left and an
+    // increment of 0.5 s: 495 ms.
+    let move_1 = MIDDLEGAME.replace(" 26", " 1");
+    for (clock, fen, most) in [
+        ("level 40 0:20 0\ntime 2000\notim 2000", &*move_1, 1900),
+        ("level 40 0:20 0\ntime 30\notim 30", MIDDLEGAME, 300),
+        ("level 0 0:20 0\ntime 100\notim 100", MIDDLEGAME, 400),
+        ("level 0 1 0.5\ntime 100\notim 100", MIDDLEGAME, 750),
+    ] {
+        let ms = timed_move(&mut r, clock, fen);
+        assert!(ms < most, "{clock}: {ms} ms");
+    }
+    // the last move before the control (move 40) takes more of the clock than one of many
+    let move_40 = MIDDLEGAME.replace(" 26", " 40");
+    let ms = timed_move(&mut r, "level 40 0:20 0\ntime 100\notim 100", &move_40);
+    assert!((150..700).contains(&ms), "{ms} ms");
+    // `st`: that time exactly, however sure the search is
+    let ms = timed_move(&mut r, "st 1", START);
+    assert!((900..1300).contains(&ms), "{ms} ms");
+}

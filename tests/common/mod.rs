@@ -319,3 +319,45 @@ pub fn on_a_terminal() -> Option<Rmax> {
     r.expect(PROMPT, 10.0); // the greeting comes at once on a terminal
     Some(r)
 }
+
+/// The last row of an `eval` table (`Total, side to move  -8  Black to move ...`): the
+/// evaluation from the side to move's view, or None when the table has no such row.
+pub fn eval_total(table: &str) -> Option<i32> {
+    table
+        .lines()
+        .find_map(|l| l.strip_prefix("Total, side to move"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+}
+
+/// Checks an `eval` table against itself: the rows between the two rules add up to the Sum
+/// row, column by column; returns the number of rows.
+pub fn check_eval_rows(table: &str) -> usize {
+    let lines: Vec<&str> = table.lines().collect();
+    let rules: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with("-----"))
+        .collect();
+    assert_eq!(rules.len(), 2, "two rules around the rows:\n{table}");
+    let numbers = |line: &str| -> (i32, i32) {
+        let words: Vec<i32> = line
+            .split_whitespace()
+            .rev()
+            .take(2)
+            .map(|w| w.parse().expect("a number"))
+            .collect();
+        (words[1], words[0])
+    };
+    let rows = &lines[rules[0] + 1..rules[1]];
+    let sum = rows
+        .iter()
+        .map(|l| numbers(l))
+        .fold((0, 0), |(m, e), (a, b)| (m + a, e + b));
+    let total = lines[rules[1] + 1];
+    assert!(total.starts_with("Sum "), "{table}");
+    assert_eq!(
+        numbers(total),
+        sum,
+        "the rows add up to the Sum row:\n{table}"
+    );
+    rows.len()
+}

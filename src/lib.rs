@@ -581,16 +581,6 @@ impl Board {
         c.make(m);
         c
     }
-
-    /// Leaf nodes of the legal move tree `depth` plies deep.
-    pub fn perft(&self, depth: u32) -> u64 {
-        let moves = self.gen(false);
-        match depth {
-            0 => 1,
-            1 => moves.len() as u64,
-            _ => moves.iter().map(|&m| self.after(m).perft(depth - 1)).sum(),
-        }
-    }
 }
 
 // === Evaluation =================================================================================
@@ -1201,10 +1191,8 @@ impl Engine {
                                 }
                             }
                         }
-                        if quiet {
-                            if self.killers[ply][0] != m {
-                                self.killers[ply] = [m, self.killers[ply][0]];
-                            }
+                        if quiet && self.killers[ply][0] != m {
+                            self.killers[ply] = [m, self.killers[ply][0]];
                         }
                         break;
                     }

@@ -37,7 +37,7 @@ mod xboard;
 
 use input::{parse_fen, read_input, short, Event, MAX_LINE};
 use output::VERSION;
-use searcher::HASH_MB;
+use searcher::{perft, HASH_MB};
 use terminal::{prompt, Terminal};
 use uci::Uci;
 use xboard::Xboard;
@@ -136,7 +136,7 @@ fn divide(board: &Board, depth: u32) -> u64 {
     }
     let mut total = 0;
     for m in board.gen(false) {
-        let n = board.after(m).perft(depth - 1);
+        let n = perft(&board.after(m), depth - 1);
         say!("{m}: {n}");
         total += n;
     }

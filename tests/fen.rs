@@ -1,6 +1,7 @@
 //! FEN parsing and printing, incremental state, move text, castling, e.p. and draw helpers.
 
-use rmax::{Board, Move, START};
+mod common;
+use common::{Board, Move, Perft, START};
 use std::collections::BTreeSet;
 
 /// A tiny deterministic PRNG (xorshift64).

@@ -1,6 +1,7 @@
 //! Perft: the move generator against known leaf counts (tests/data/perft.epd).
 
-use rmax::{Board, START};
+mod common;
+use common::{Board, Perft, START};
 
 /// Each line: FEN ;D1 n ;D2 n ... -> (fen, [(depth, count)]).
 fn suite() -> Vec<(String, Vec<(u32, u64)>)> {

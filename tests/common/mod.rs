@@ -11,6 +11,24 @@ use std::time::{Duration, Instant};
 
 pub use rmax::{Board, Move, START};
 
+/// Leaf nodes of the legal move tree `depth` plies deep, counted with the library's move
+/// generator (the binary's `perft` has its own copy: these tests hold it to this one and to
+/// the known counts).
+pub trait Perft {
+    fn perft(&self, depth: u32) -> u64;
+}
+
+impl Perft for Board {
+    fn perft(&self, depth: u32) -> u64 {
+        let moves = self.gen(false);
+        match depth {
+            0 => 1,
+            1 => moves.len() as u64,
+            _ => moves.iter().map(|&m| self.after(m).perft(depth - 1)).sum(),
+        }
+    }
+}
+
 pub struct Rmax {
     child: Child,
     stdin: Option<ChildStdin>,

@@ -359,7 +359,7 @@ fn steps(k: u8, side: u8) -> &'static [usize] {
 /// The first square from `s` along step `d` that is occupied or off the board.
 fn ray(b: &[u8; 128], s: usize, d: usize) -> usize {
     let mut t = s + d & 255; // (s + d) & 255: a step down wraps mod 256
-    while t & 0x88 == 0 && b[t] == 0 {
+    while t & 0x88 == 0 && b[t] < 1 {
         t = t + d & 255;
     }
     t
@@ -438,11 +438,11 @@ impl Board {
                         add(f, c); // captures (t + 1, t - 1), e.p. included
                     }
                 }
-                if b[t] == 0 {
+                if b[t] < 1 {
                     if !noisy || (t >> 4) % 7 < 1 {
                         add(f, t); // a push (quiescence: only a promotion)
                     }
-                    if !noisy && f >> 4 == if white { 1 } else { 6 } && b[t * 2 - f] == 0 {
+                    if !noisy && f >> 4 == if white { 1 } else { 6 } && b[t * 2 - f] < 1 {
                         add(f, t * 2 - f); // two steps (t + t - f), from the start rank
                     }
                 }
@@ -471,7 +471,7 @@ impl Board {
             if !noisy
                 && !check
                 && rights & r > 0
-                && (1..=n).all(|i| b[king + d * i & 255] == 0)
+                && (1..=n).all(|i| b[king + d * i & 255] < 1)
                 && !attacked(b, king + d & 255, them)
             {
                 add(king, king + d * 2 & 255); // two squares (make moves the rook)
@@ -706,13 +706,12 @@ impl Board {
                     if k < 6 && hit(e, s) {
                         v += w[23 + (us != self.side) as usize]; // attacked by a pawn
                     }
-                    if own[f] == 0 {
-                        v += w[11 + k + 5 * (them[f] == 0) as usize]; // half-open, open file
+                    if own[f] < 1 {
+                        v += w[11 + k + 5 * (them[f] < 1) as usize]; // half-open, open file
                     }
                     // mobility: the squares reached that no enemy pawn guards. A king walks all eight
                     // lines like a queen here (only a knight stops after one step): on purpose,
                     // its "mobility" is how open the lines around it are, a king-safety term
-                    let mut n = 0;
                     for &d in steps(k as u8, us) {
                         let mut y = s;
                         loop {
@@ -720,13 +719,12 @@ impl Board {
                             if y & 0x88 > 0 || b[y] & us > 0 {
                                 break;
                             }
-                            n += !hit(e, y) as i32;
+                            v += w[k] * !hit(e, y) as i32;
                             if b[y] > 0 || k == 2 {
                                 break;
                             }
                         }
                     }
-                    v += w[k] * n;
                     if k == 6 {
                         // pawn shield: own pawns on the three files, one and two ranks ahead
                         for m in &own[f - 1..=f + 1] {
@@ -900,14 +898,9 @@ impl Engine {
             self.skip.clear();
             for line in &mut lines {
                 // aspiration: look near the last iteration's score, widen on a miss
-                let (mut g, mut w) = (
-                    line.score,
-                    if d > 3 {
-                        25 + line.score.pow(2) / 16384
-                    } else {
-                        MATE
-                    },
-                );
+                // (wider for a score far from 0, where the searches swing more)
+                let mut g = line.score;
+                let mut w = if d > 3 { 25 + g * g / 16384 } else { MATE };
                 loop {
                     let s = self.search(
                         b,
@@ -1050,8 +1043,9 @@ impl Engine {
         if prune && depth < 8 && eval - 71 * (depth - improving) >= beta {
             return eval; // reverse futility: too far above beta for a shallow search to matter
         }
-        // razoring: far below alpha near the leaves, only captures may save it: quiescence
-        let (depth, qs) = if prune && depth < 8 && eval + 238 * depth < alpha {
+        // razoring: far below alpha near the leaves, only captures may save it: quiescence (not
+        // when alpha is a mate: quiescence cannot find the mate that would reach it)
+        let (depth, qs) = if prune && depth < 8 && alpha < 9999 && eval + 238 * depth < alpha {
             (0, true)
         } else {
             (depth, qs)
@@ -1060,8 +1054,7 @@ impl Engine {
         // without a piece, type 2..5 (zugzwang is common then; a king's 6 % 6 is 0).
         if prune
             && depth > 2
-            && eval >= beta
-            && eval >= self.evals[ply]
+            && eval >= beta.max(self.evals[ply])
             && b.b.iter().any(|&p| p & b.side > 0 && p % 8 % 6 > 1)
         {
             let r = 4 + depth / 5 + ((eval - beta) / 196).min(3); // deeper, or far above beta: more
@@ -1117,7 +1110,7 @@ impl Engine {
                     order.swap(i, j);
                     let (m, victim) = (moves[i], b.b[moves[i].to] as usize & 7);
                     let quiet = victim + m.promo as usize == 0;
-                    if ply == 0 && self.skip.contains(&m) || !b.safe(m, check) {
+                    if ply < 1 && self.skip.contains(&m) || !b.safe(m, check) {
                         continue; // MultiPV: a root move of a line found already; or illegal
                     }
                     // the most this move can gain: the victim, or a promotion's new piece
@@ -1158,7 +1151,7 @@ impl Engine {
                     if s > a && r > 0 {
                         s = -self.search(&c, -a - 1, -a, d - 1, ply + 1, !calm);
                     }
-                    if s > a && (tried == 0 || s < beta) {
+                    if s > a && (tried < 1 || s < beta) {
                         s = -self.search(&c, -beta, -a, d - 1, ply + 1, !calm);
                     }
                     if self.stop.load(Relaxed) {
@@ -1215,7 +1208,7 @@ impl Engine {
                     && !check
                     && (best < beta || best > st)
                     && (best > alpha || best < st)
-                    && b.b[(best_move >> 8 & 127) as usize] == 0
+                    && b.b[(best_move >> 8 & 127) as usize] < 1
                 {
                     for i in [ci, mi] {
                         let c = &mut self.corr[i];

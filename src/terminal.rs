@@ -31,7 +31,7 @@ Commands:
   time <s>        rmax thinks <s> seconds per move (time 0.5; at most 3600; default 1);
                   a paced level takes at most <s> seconds
   depth <n>       rmax searches <n> plies per move instead (1 to 64)
-  level <elo>     rmax plays like a player rated <elo> (1000 to 2000; level 1500)
+  level <elo>     rmax plays like a player rated <elo> (1000 to 2150; level 1500)
   level off       rmax plays at full strength (the default)
   pace on|off     at a level, rmax takes a person's time for a move (0.6 to 4 s, less
                   for a forced or obvious reply; the default), or moves at once

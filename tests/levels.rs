@@ -321,7 +321,7 @@ fn a_limited_rmax_plays_legal_moves_shows_them_last_and_keeps_to_the_clock() {
         (KIWIPETE, &[]),
         ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11", &[]),
     ];
-    for elo in [1000, 1500, 1900, 2000] {
+    for elo in [1000, 1500, 1900, 2150] {
         r.send(&format!("setoption name UCI_Elo value {elo}"));
         for (fen, moves) in positions {
             let position = if moves.is_empty() {

@@ -203,7 +203,7 @@ fn bad_multipv_and_strength_values_are_refused_and_change_nothing() {
         "setoption name MultiPV value two",
         "setoption name MultiPV",
         "setoption name UCI_Elo value 999",
-        "setoption name UCI_Elo value 2001",
+        "setoption name UCI_Elo value 2151",
         "setoption name UCI_Elo value 99999999999999999999",
         "setoption name UCI_Elo value strong",
         "setoption name UCI_LimitStrength value maybe",

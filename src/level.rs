@@ -302,6 +302,14 @@ mod tests {
             top.nodes
         );
     }
+
+    /// The terminal's help is a fixed text, a twin of ELO_MIN, ELO_MAX and ELO_DEFAULT: it
+    /// must offer the range the table does (moving the top row to 2150 needed it edited).
+    #[test]
+    fn the_terminal_help_offers_the_table_range() {
+        let range = format!("({ELO_MIN} to {ELO_MAX}; level {ELO_DEFAULT})");
+        assert!(crate::terminal::HELP.contains(&range), "{range}");
+    }
 }
 
 /// The levels at play, through the search thread as the protocols use them.

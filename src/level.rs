@@ -154,8 +154,10 @@ impl Level {
     /// score (the highest: a later line may score a little above an earlier one, searched with
     /// another window); its chance grows with how little it loses: weight
     /// `margin + 1 - loss`. When the best line mates, the margin is 0: the shortest mate found
-    /// is played. `random` is any random number. Returns the index in `lines` (0 when there is
-    /// no other candidate).
+    /// is played. A person promotes to a queen: a line that promotes to a knight, bishop or
+    /// rook qualifies only when it scores above every other line (a level once made a rook
+    /// where a queen scored the same). `random` is any random number. Returns the index in
+    /// `lines` (0 when there is no other candidate).
     pub fn pick(&self, lines: &[Info], random: u64) -> usize {
         let Some(best) = lines.iter().map(|l| l.score).max() else {
             return 0;
@@ -164,9 +166,15 @@ impl Level {
         let margin = if best > MATE - 999 { 0 } else { self.margin };
         let weights: Vec<u64> = lines
             .iter()
-            .map(|l| {
+            .enumerate()
+            .map(|(i, l)| {
                 let loss = i64::from(best) - i64::from(l.score);
-                if l.pv.is_empty() || loss > i64::from(margin) {
+                let under = l.pv.first().is_some_and(|m| (2..5).contains(&m.promo));
+                let matched = lines
+                    .iter()
+                    .enumerate()
+                    .any(|(j, other)| j != i && other.score >= l.score);
+                if l.pv.is_empty() || loss > i64::from(margin) || under && matched {
                     0
                 } else {
                     (i64::from(margin) + 1 - loss.max(0)) as u64
@@ -275,6 +283,40 @@ mod tests {
             line(MATE - 500),
         ];
         assert!((0..1000).all(|r| wide.pick(&mates, r) == 1));
+    }
+
+    #[test]
+    fn an_underpromotion_is_played_only_when_it_scores_above_every_other_line() {
+        let level = Level {
+            elo: 1400,
+            nodes: 10_000,
+            lines: 4,
+            margin: 100,
+            pace: None,
+        };
+        let promotion = |promo, score| Info {
+            score,
+            pv: vec![Move {
+                from: 0x61,
+                to: 0x71,
+                promo,
+            }],
+            ..Info::default()
+        };
+        // a rook or a knight that does as well as the queen, or less: never
+        let (queen, rook, knight) = (promotion(5, 300), promotion(4, 300), promotion(2, 280));
+        let lines = [rook.clone(), queen, knight, line(250)];
+        let picks: Vec<usize> = (0..2000).map(|r| level.pick(&lines, r)).collect();
+        assert!(picks.iter().all(|&i| i == 1 || i == 3), "{picks:?}");
+        assert!(picks.contains(&3)); // (the margin still works)
+                                     // a knight's fork that beats every other line: it may be played
+        let fork = [promotion(2, 500), promotion(5, 450), line(100)];
+        let picks: Vec<usize> = (0..2000).map(|r| level.pick(&fork, r)).collect();
+        assert!(picks.contains(&0) && picks.contains(&1), "{picks:?}");
+        let strict = Level { margin: 0, ..level };
+        assert!((0..100).all(|r| strict.pick(&fork, r) == 0));
+        // a level of one line plays it, whatever it promotes to
+        assert_eq!(level.pick(&[rook], 7), 0);
     }
 
     #[test]

@@ -750,7 +750,7 @@ impl Board {
 /// bound says which side of the true score the score is: 1 UPPER (true <= score: no move
 /// reached beta), 2 LOWER (true >= score: a move beat alpha), 3 EXACT (both). Threads share the
 /// table without locks: a slot torn by two writes at once fails the key test (the xor).
-type Slot = [AtomicU64; 2];
+pub type Slot = [AtomicU64; 2];
 
 /// When to stop: plies, nodes, and milliseconds (soft: start no new iteration; hard: abort);
 /// and how many best lines to find (MultiPV).
@@ -785,15 +785,17 @@ pub struct Info {
     pub nodes: u64,
     pub ms: u64,
     pub pv: Vec<Move>,
-    /// Permille of the first 1000 hash slots in use.
-    pub hashfull: usize,
     pub multipv: usize,
+    /// Nodes this thread spent on the PV's first move in the iteration's last search of it
+    /// (with `nodes`: how much of the search it took, for time management).
+    pub best_nodes: u64,
 }
 
 /// The searcher: hash table, limits, counters and what the search learns as it goes.
 #[derive(Default)]
 pub struct Engine {
-    tt: Arc<Vec<Slot>>,
+    /// The hash table (the interface reads how full it is).
+    pub tt: Arc<Vec<Slot>>,
     /// Nodes of this search, of all the threads that share it (Lazy SMP), added 1024 at a time.
     count: Arc<AtomicU64>,
     /// Plies added to every iteration: a helper thread's, so that it does not walk in step.
@@ -827,8 +829,8 @@ pub struct Engine {
     lists: Vec<(Vec<Move>, Vec<i32>)>,
     /// Root moves left out (MultiPV: those of the lines found already in this iteration).
     skip: Vec<Move>,
-    /// Score of the move that last raised alpha at the root.
-    root: i32,
+    /// Score of the move that last raised alpha at the root, and the nodes spent on it.
+    root: (i32, u64),
     /// Static evaluations by key, 2^16 slots: (key, score).
     eval_cache: Vec<(u64, i32)>,
     /// Correction history: by pawn structure and side to move, how far the static evaluation
@@ -912,7 +914,7 @@ impl Engine {
                     );
                     if !self.pv[0].is_empty() {
                         // a move beat alpha: a search stopped even now plays it, with this line
-                        (line.score, line.pv) = (self.root, self.pv[0].clone());
+                        ((line.score, line.best_nodes), line.pv) = (self.root, self.pv[0].clone());
                     }
                     if self.stop.load(Relaxed) {
                         break 'deepen;
@@ -947,12 +949,6 @@ impl Engine {
     /// Fills in the counters and clocks of a line.
     fn stamp(&self, i: &mut Info) {
         (i.nodes, i.seldepth, i.ms) = (self.total(), self.seldepth, self.ms());
-        i.hashfull = self
-            .tt
-            .iter()
-            .take(1000)
-            .filter(|e| e[1].load(Relaxed) > 0)
-            .count();
     }
 
     /// Negamax alpha-beta, fail-soft, with internal iterative deepening in every node.
@@ -1144,7 +1140,7 @@ impl Engine {
                     } else {
                         0
                     };
-                    let mut s = a + 1; // (the first move: as if it beat alpha)
+                    let (mut s, n) = (a + 1, self.nodes); // (the first move: as if it beat alpha)
                     if tried > 0 {
                         s = -self.search(&c, -a - 1, -a, d - 1 - r, ply + 1, !calm);
                     }
@@ -1166,7 +1162,7 @@ impl Engine {
                             self.pv[ply] = [&[m], &self.pv[ply + 1][..]].concat();
                         }
                         if ply < 1 {
-                            self.root = s; // the root: for think
+                            self.root = (s, self.nodes - n); // the root: for think
                         }
                     }
                     if s >= beta {

@@ -6,7 +6,7 @@
 use crate::game::Game;
 use crate::input::Event;
 use crate::level::{self, Level};
-use rmax::{Board, Engine, Info, Limits, Move};
+use rmax::{Board, Engine, Info, Limits, Move, Slot};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::mpsc::Sender;
@@ -20,6 +20,9 @@ pub const HASH_MB: usize = 16;
 pub const MAX_MULTIPV: usize = 256;
 /// The most search threads UCI's `Threads`, xboard's `cores` and the terminal's `threads` take.
 pub const MAX_THREADS: usize = 256;
+/// Helpers search only when the hard limit is at least this many ms: on a short clock,
+/// threads that fill both cores delay the move (a time loss at 1+0.01 on 2 cores).
+const SMP_MIN_MS: u64 = 100;
 
 /// What the search thread does with its result before it hands the engine back: the move,
 /// its info, and whether a strength level picked it (then the info is that of the line picked,
@@ -118,6 +121,7 @@ impl Searcher {
         let lines = level.map(|_| Arc::new(Mutex::new(Lines::new(lim.multipv, &board))));
         let wake = Arc::new(AtomicBool::new(false));
         let woken = wake.clone();
+        let smp = self.searching(lim.hard, level.is_some()) > 1;
         self.spawn(stop.clone(), move |engine, helpers| {
             let start = Instant::now();
             let collect = lines.clone();
@@ -130,10 +134,7 @@ impl Searcher {
                 }
             });
             (engine.stop, engine.report) = (stop, Some(report));
-            // helpers only for a search of 100 ms or more: on a short clock, threads that
-            // fill both cores delay the move (a time loss at 1+0.01 on 2 cores)
-            let (mut best, mut info) = if level.is_none() && !helpers.is_empty() && lim.hard >= 100
-            {
+            let (mut best, mut info) = if smp {
                 lazy_smp(engine, helpers, &board, &keys, lim)
             } else {
                 engine.think(&board, &keys, lim)
@@ -252,6 +253,16 @@ impl Searcher {
 
     pub fn threads(&self) -> usize {
         self.threads
+    }
+
+    /// The threads a search with hard limit `hard` (ms) searches on: one with a strength
+    /// `level` or below SMP_MIN_MS, else all.
+    pub fn searching(&self, hard: u64, level: bool) -> usize {
+        if level || hard < SMP_MIN_MS {
+            1
+        } else {
+            self.threads
+        }
     }
 
     /// Makes (or drops) helpers until there are `threads - 1`, when the engine is home: helper
@@ -394,6 +405,15 @@ fn wait_until(deadline: Instant, stop: &AtomicBool) {
         }
         thread::sleep(left.min(Duration::from_millis(10)));
     }
+}
+
+/// Permille of the hash table in use (UCI's `hashfull`), from its first 1000 slots.
+pub fn hashfull(table: &[Slot]) -> usize {
+    table
+        .iter()
+        .take(1000)
+        .filter(|e| e[1].load(Relaxed) > 0)
+        .count()
 }
 
 /// A mutex's contents, also after a thread panicked holding it (the data are plain values).

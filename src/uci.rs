@@ -6,8 +6,8 @@ use crate::input::{int, parse_fen, short, Budget, Event, Pace, MAX_LINE, OVERHEA
 use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
 use crate::output::{diagram, moves_text, Score, VERSION};
 use crate::pace;
-use crate::searcher::{lock, Searcher, HASH_MB, MAX_MULTIPV, MAX_THREADS};
-use rmax::{Board, Info, Limits, Move, START, W};
+use crate::searcher::{hashfull, lock, Searcher, HASH_MB, MAX_MULTIPV, MAX_THREADS};
+use rmax::{Board, Info, Limits, Move, Slot, START, W};
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -148,6 +148,8 @@ struct Reply {
     mate: Option<i64>,
     /// With a clock (not `go infinite`): the search stops when its pace says so.
     pace: Option<Mutex<Pace>>,
+    /// The hash table, for `hashfull`.
+    table: Arc<Vec<Slot>>,
     in_check: bool,
 }
 
@@ -155,7 +157,7 @@ impl Reply {
     /// A completed iteration's line: its `info`; then the search stops if it found the mate
     /// asked for, or if its pace says the move has had its time.
     fn line(&self, i: &Info) {
-        say!("{}", uci_info(i, self.multi));
+        say!("{}", uci_info(i, self.multi, hashfull(&self.table)));
         if i.multipv <= 1 {
             *lock(&self.shown) = i.pv.first().copied();
         }
@@ -180,7 +182,10 @@ impl Reply {
         }
         let last = *lock(&self.shown);
         if let Some(m) = best.filter(|&m| last != Some(m)) {
-            say!("{}", played_info(m, i, picked, self.multi));
+            say!(
+                "{}",
+                played_info(m, i, picked, self.multi, hashfull(&self.table))
+            );
         }
         say!("{}", bestmove(best, i));
     }
@@ -425,9 +430,12 @@ impl Uci {
         let started = Arc::new(AtomicU64::new(if go.ponder { u64::MAX } else { 0 }));
         // (`go infinite` searches until `stop`, whatever the clock says; a level stops after
         // the base time, unscaled, as its strength was measured)
+        // (the threads as the searcher will choose them: held, the search has no hard limit)
+        let threads =
+            (self.search).searching(if held { u64::MAX } else { lim.hard }, level.is_some());
         let pace = budget
             .filter(|_| !go.infinite)
-            .map(|b| Mutex::new(Pace::new(b, level.is_none(), started.clone())));
+            .map(|b| Mutex::new(Pace::new(b, level.is_none(), started.clone(), threads)));
         if go.ponder {
             let (stop, hold) = (stop.clone(), self.hold.clone());
             self.pondering = Some(Ponder {
@@ -449,6 +457,7 @@ impl Uci {
             multi: self.multipv > 1, // (with one line, no `multipv` word: as before)
             mate: go.mate(),
             pace,
+            table: self.search.engine().tt.clone(),
             in_check: board.in_check(),
         });
         let line = reply.clone();
@@ -547,8 +556,8 @@ fn identify() {
 }
 
 /// The UCI `info` line of a completed iteration; with `multi` (MultiPV above 1), it names
-/// its line (`multipv 2`).
-pub fn uci_info(i: &Info, multi: bool) -> String {
+/// its line (`multipv 2`); `hashfull`: permille of the hash table in use.
+pub fn uci_info(i: &Info, multi: bool, hashfull: usize) -> String {
     let score = Score::of(i.score).uci();
     let nps = i.nodes.saturating_mul(1000) / i.ms.max(1);
     let pv = if i.pv.is_empty() {
@@ -567,7 +576,7 @@ pub fn uci_info(i: &Info, multi: bool) -> String {
         i.seldepth.max(i.depth as usize), // extensions aside, the search went at least this deep
         i.nodes,
         i.ms,
-        i.hashfull
+        hashfull
     )
 }
 
@@ -577,14 +586,14 @@ pub fn uci_info(i: &Info, multi: bool) -> String {
 /// shows must be the move played. A level's line comes with its own info; that of an
 /// unfinished iteration (depth + 1) with its score and PV when the engine gives them, else
 /// the move alone.
-fn played_info(m: Move, i: &Info, picked: bool, multi: bool) -> String {
+fn played_info(m: Move, i: &Info, picked: bool, multi: bool, hashfull: usize) -> String {
     let partial = Info {
         depth: i.depth + i32::from(!picked),
         multipv: 1,
         ..i.clone()
     };
     if i.pv.first() == Some(&m) {
-        return uci_info(&partial, multi);
+        return uci_info(&partial, multi, hashfull);
     }
     format!(
         "info depth {} seldepth {}{} nodes {} time {} pv {m}",

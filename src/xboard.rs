@@ -316,7 +316,8 @@ impl Xboard {
                 let (mps, base, inc) = self.level;
                 let to_go = (mps > 0).then(|| mps - (i64::from(board.full) - 1) % mps);
                 let budget = Budget::new(self.clock.unwrap_or(base), inc, to_go, OVERHEAD_MS);
-                pace = Some(Pace::new(budget, true, Arc::default()));
+                let threads = self.search.searching(budget.hard, false);
+                pace = Some(Pace::new(budget, true, Arc::default(), threads));
                 (budget.most, budget.hard)
             }
         };

@@ -451,3 +451,22 @@ fn perft_until(board: &Board, depth: u32, stop: &AtomicBool) -> Option<u64> {
         .map(|m| perft_until(&board.after(m), depth - 1, stop))
         .sum()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashfull_counts_the_slots_a_search_filled() {
+        let mut engine = Engine::new(1);
+        assert_eq!(hashfull(&engine.tt), 0);
+        let board = Board::from_fen(rmax::START).expect("the start position");
+        let lim = Limits {
+            depth: 7,
+            ..Limits::default()
+        };
+        engine.think(&board, &[], lim);
+        let full = hashfull(&engine.tt);
+        assert!(full > 0 && full <= 1000, "{full}");
+    }
+}

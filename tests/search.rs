@@ -484,6 +484,16 @@ fn report_per_iteration() {
         [1, 2, 3, 4, 5]
     );
     assert!(seen.windows(2).all(|w| w[0].nodes <= w[1].nodes));
+    // the best move's nodes: some, and no more than the iteration searched
+    assert!(seen[0].best_nodes > 0 && seen[0].best_nodes <= seen[0].nodes);
+    for w in seen.windows(2) {
+        let iteration = w[1].nodes - w[0].nodes;
+        assert!(
+            w[1].best_nodes > 0 && w[1].best_nodes <= iteration,
+            "{}",
+            w[1].depth
+        );
+    }
     let last = seen.last().unwrap();
     assert_eq!(
         (last.depth, last.score, &last.pv),

@@ -428,20 +428,12 @@ impl Uci {
         self.hold = Arc::new(AtomicBool::new(held));
         // our clock runs from now; a ponder search's from ponderhit
         let started = Arc::new(AtomicU64::new(if go.ponder { u64::MAX } else { 0 }));
-        // (`go infinite` searches until `stop`, whatever the clock says; a level stops after
-        // the base time, unscaled, as its strength was measured)
-        // (the threads as the searcher will choose them: held, the search has no hard limit)
-        let threads =
-            (self.search).searching(if held { u64::MAX } else { lim.hard }, level.is_some());
-        let pace = budget
-            .filter(|_| !go.infinite)
-            .map(|b| Mutex::new(Pace::new(b, level.is_none(), started.clone(), threads)));
         if go.ponder {
             let (stop, hold) = (stop.clone(), self.hold.clone());
             self.pondering = Some(Ponder {
                 stop,
                 hold,
-                started,
+                started: started.clone(),
                 since: Instant::now(),
                 hard: lim.hard,
             });
@@ -450,6 +442,13 @@ impl Uci {
             // no clock until `stop`; a ponder search's clock starts at ponderhit
             (lim.soft, lim.hard) = (u64::MAX, u64::MAX);
         }
+        // (`go infinite` searches until `stop`, whatever the clock says; a level stops after
+        // the base time, unscaled, as its strength was measured; the threads are those the
+        // searcher will use with these limits)
+        let threads = self.search.searching(lim.hard, level.is_some());
+        let pace = budget
+            .filter(|_| !go.infinite)
+            .map(|b| Mutex::new(Pace::new(b, level.is_none(), started, threads)));
         let reply = Arc::new(Reply {
             stop: stop.clone(),
             hold: self.hold.clone(),

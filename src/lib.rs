@@ -36,16 +36,16 @@
 //!   43..=44 pawn shield.
 //! - **Zobrist items** `z(i)`: a piece is `p * 128 + s`; the castling rights (0..16), the
 //!   e.p. square (128: none) and the side to move (16: Black) are items below 128, i.e.
-//!   piece 0. A pawn's item also enters `pk`, the pawns' own key.
+//!   piece 0. A piece's item also enters one of `pk`'s keys (pawns; White's, Black's others).
 //! - **`Move::pack`**: `from | to << 8 | promo << 16`, 24 bits.
 //! - **Hash slot**: two `AtomicU64`, the key XOR the data, then the data: score (bits 0..16,
 //!   an i16; mates from the node), draft (16..24), bound (24..26: 1 UPPER, 2 LOWER, 3
 //!   EXACT), `Move::pack` (32..56).
 //! - **History** `history[p][to]`: a quiet move of piece code p to square `to`; a capture's
 //!   at `to ^ 8`, the unused off-board file of the same row.
-//! - **Correction history** `corr`: 65,536 slots by the pawns' key XOR the side to move, then
-//!   65,521 by the material key `mk` XOR the side (mod a prime). `mk` holds the count of each
-//!   piece code in a nibble; code 0's nibble is empty, so White's side bit (8) never collides.
+//! - **Correction history** `corr`: 65,536 rows by key XOR the side to move, low 16 bits; a row
+//!   holds three corrections, one for each of `pk`'s keys: the pawns, White's other pieces,
+//!   Black's other pieces (kings included).
 //! - **Continuation history** `cont[last * 16 + p % 16][to]`: `Board::last` is the move before
 //!   (`to * 16 + piece % 16`), then this move's piece and target.
 
@@ -124,10 +124,9 @@ pub struct Board {
     pawns: [[u8; 10]; 2],
     /// Occupied squares by colour (index 1 White, 2 Black: colour / 8): bit s, square s.
     occ: [u128; 3],
-    /// For the correction history: the Zobrist key of the pawns alone, and the material: the
-    /// count of each piece code in 4 bits at bit (code & 15) * 4.
-    pk: u64,
-    mk: i64,
+    /// For the correction history: the Zobrist keys of the pawns (index 0), of White's other
+    /// pieces (1) and of Black's (2).
+    pk: [u64; 3],
     /// The last move, as its target * 16 + its piece code & 15 (for the continuation history).
     last: usize,
 }
@@ -149,8 +148,7 @@ impl Board {
             king: [0; 3],
             pawns: [[0; 10]; 2],
             occ: [0; 3],
-            pk: 0,
-            mk: 0,
+            pk: [0; 3],
             last: 0,
         };
         if f.len() < 4 || f.len() > 6 {
@@ -273,14 +271,13 @@ impl Board {
             self.key ^= z; // in or out alike: xor
             self.score += add * PST[p as usize][s]; // the evaluation, kept as pieces move
             self.phase += add * PHASE[p as usize & 7];
-            self.mk += (add as i64) << (p & 15) * 4;
+            self.pk[(p & 7 != 1) as usize * p as usize / 8] ^= z; // pawns 0, else colour / 8
             self.occ[p as usize / 8] ^= 1 << s; // (on or off)
             if p & 7 == 6 {
                 self.king[p as usize / 8] = s; // index 1 White, 2 Black
             }
             if p & 7 == 1 {
                 self.pawns[p as usize / 16][s % 8 + 1] ^= 1 << (s >> 4); // (on or off)
-                self.pk ^= z;
             }
         }
     }
@@ -833,9 +830,10 @@ pub struct Engine {
     root: (i32, u64),
     /// Static evaluations by key, 2^16 slots: (key, score).
     eval_cache: Vec<(u64, i32)>,
-    /// Correction history: by pawn structure and side to move, how far the static evaluation
-    /// missed the search's score (in 1/256 cp), added to the evaluation.
-    corr: Vec<i32>,
+    /// Correction history: by pawn structure, by White's and by Black's other pieces, each with
+    /// the side to move, how far the static evaluation missed the search's score (in 1/256 cp),
+    /// added to the evaluation.
+    corr: Vec<[i32; 3]>,
 }
 
 /// Mate scores (within 999 of `MATE`) are stored as distance from the node, read back as distance
@@ -861,7 +859,7 @@ impl Engine {
         self.history = vec![[0; 128]; 23];
         self.cont = vec![[0; 128]; 32768];
         self.eval_cache = vec![(0, 0); 1 << 16];
-        self.corr = vec![0; 131072];
+        self.corr = vec![[0; 3]; 65536];
     }
 
     /// Nodes searched so far by all the threads (exact with one).
@@ -1022,10 +1020,9 @@ impl Engine {
         if *key != b.key {
             (*key, *v) = (b.key, b.eval()); // not known yet: the evaluation costs more than a probe
         }
-        // the correction history's slot: this pawn structure (its key) with this side to move
-        let ci = (b.pk ^ b.side as u64) as usize & 65535;
-        let mi = 65536 + (b.mk ^ b.side as i64) as usize % 65521;
-        let mut eval = *v + (self.corr[ci] + self.corr[mi]) / 256;
+        // the correction history's rows: the pawns, White's and Black's others, with the side
+        let cs = b.pk.map(|k| (k ^ b.side as u64) as usize & 65535);
+        let mut eval = *v + (0..3).map(|j| self.corr[cs[j]][j]).sum::<i32>() / 256;
         // improving: better than two plies ago, when this side was last to move
         let improving = (ply > 1 && eval > self.evals[ply - 2]) as i32;
         self.evals[ply] = eval;
@@ -1206,8 +1203,8 @@ impl Engine {
                     && (best > alpha || best < st)
                     && b.b[(best_move >> 8 & 127) as usize] < 1
                 {
-                    for i in [ci, mi] {
-                        let c = &mut self.corr[i];
+                    for j in 0..3 {
+                        let c = &mut self.corr[cs[j]][j];
                         *c += ((best - st).clamp(-80, 80) * 256 - *c) * (d * d + 4).min(64) / 512;
                     }
                 }

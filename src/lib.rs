@@ -43,9 +43,9 @@
 //!   EXACT), `Move::pack` (32..56).
 //! - **History** `history[p][to]`: a quiet move of piece code p to square `to`; a capture's
 //!   at `to ^ 8`, the unused off-board file of the same row.
-//! - **Correction history** `corr`: 65,536 rows by key XOR the side to move, low 16 bits; a row
-//!   holds three corrections, one for each of `pk`'s keys: the pawns, White's other pieces,
-//!   Black's other pieces (kings included).
+//! - **Correction history** `corr`: three tables of 65,536 slots, one for each of `pk`'s keys
+//!   (the pawns, White's other pieces, Black's other pieces, kings included): table j's slot
+//!   for key k is `j << 16 | (k XOR the side to move) & 65535`.
 //! - **Continuation history** `cont[last * 16 + p % 16][to]`: `Board::last` is the move before
 //!   (`to * 16 + piece % 16`), then this move's piece and target.
 
@@ -833,7 +833,7 @@ pub struct Engine {
     /// Correction history: by pawn structure, by White's and by Black's other pieces, each with
     /// the side to move, how far the static evaluation missed the search's score (in 1/256 cp),
     /// added to the evaluation.
-    corr: Vec<[i32; 3]>,
+    corr: Vec<i32>,
 }
 
 /// Mate scores (within 999 of `MATE`) are stored as distance from the node, read back as distance
@@ -859,7 +859,7 @@ impl Engine {
         self.history = vec![[0; 128]; 23];
         self.cont = vec![[0; 128]; 32768];
         self.eval_cache = vec![(0, 0); 1 << 16];
-        self.corr = vec![[0; 3]; 65536];
+        self.corr = vec![0; 3 << 16];
     }
 
     /// Nodes searched so far by all the threads (exact with one).
@@ -1021,8 +1021,8 @@ impl Engine {
             (*key, *v) = (b.key, b.eval()); // not known yet: the evaluation costs more than a probe
         }
         // the correction history's rows: the pawns, White's and Black's others, with the side
-        let cs = b.pk.map(|k| (k ^ b.side as u64) as usize & 65535);
-        let mut eval = *v + (0..3).map(|j| self.corr[cs[j]][j]).sum::<i32>() / 256;
+        let cs = [0, 1, 2].map(|j| (b.pk[j] ^ b.side as u64) as usize & 65535 | j << 16);
+        let mut eval = *v + cs.iter().map(|&i| self.corr[i]).sum::<i32>() / 256;
         // improving: better than two plies ago, when this side was last to move
         let improving = (ply > 1 && eval > self.evals[ply - 2]) as i32;
         self.evals[ply] = eval;
@@ -1203,8 +1203,8 @@ impl Engine {
                     && (best > alpha || best < st)
                     && b.b[(best_move >> 8 & 127) as usize] < 1
                 {
-                    for j in 0..3 {
-                        let c = &mut self.corr[cs[j]][j];
+                    for i in cs {
+                        let c = &mut self.corr[i];
                         *c += ((best - st).clamp(-80, 80) * 256 - *c) * (d * d + 4).min(64) / 512;
                     }
                 }

@@ -1020,7 +1020,7 @@ impl Engine {
         if *key != b.key {
             (*key, *v) = (b.key, b.eval()); // not known yet: the evaluation costs more than a probe
         }
-        // the correction history's rows: the pawns, White's and Black's others, with the side
+        // the correction history's slots: in the pawns', White's others', Black's others' tables
         let cs = [0, 1, 2].map(|j| (b.pk[j] ^ b.side as u64) as usize & 65535 | j << 16);
         let mut eval = *v + cs.iter().map(|&i| self.corr[i]).sum::<i32>() / 256;
         // improving: better than two plies ago, when this side was last to move

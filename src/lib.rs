@@ -1124,7 +1124,6 @@ impl Engine {
                     // the child board; calm: the move gives no check
                     let c = b.after(m);
                     let calm = !c.in_check();
-                    let h = self.history[b.b[m.from] as usize][m.to];
                     // PVS: the first move gets the full window, the others a null window, late
                     // quiet moves also at reduced depth (LMR), less the better their history (not
                     // the ordering score: killers then go unreduced, and that lost to 4ku); a
@@ -1133,7 +1132,7 @@ impl Engine {
                         (((d as f32).ln() * (tried as f32).ln() / if pv { 2. } else { 1.5 }) as i32
                             + !pv as i32
                             - improving
-                            - h / 256
+                            - self.history[b.b[m.from] as usize][m.to] / 256
                             - !calm as i32)
                             .clamp(0, d - 1)
                     } else {

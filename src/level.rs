@@ -20,7 +20,7 @@
 //! All the constants of the weakening are in TABLE, so that calibrating levels against a
 //! reference (Stockfish's own `UCI_Elo`) changes this table and nothing else.
 
-use crate::pace::Pace;
+use crate::pace::HumanPace;
 use rmax::{Board, Info, MATE};
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
@@ -99,7 +99,7 @@ pub struct Level {
     pub margin: i32,
     /// Taking a person's time for a move (see pace.rs); None: moving as soon as the search
     /// is done. Not part of the table: the terminal paces by default, UCI when asked.
-    pub pace: Option<Pace>,
+    pub pace: Option<HumanPace>,
 }
 
 impl Level {

@@ -6,7 +6,7 @@
 //! is quick, a choice among close candidates in a balanced position slow, and there is
 //! always some randomness. It is a wait after the search (the search stays capped as the
 //! level says); `stop` (Enter in the terminal, `stop` in UCI) ends it at once. The caller
-//! sets the longest wait, `Pace::max_ms`, from its clock: the terminal's `time`, or UCI's
+//! sets the longest wait, `HumanPace::max_ms`, from its clock: the terminal's `time`, or UCI's
 //! budget for the move, so that pacing never costs a game on time.
 
 use rmax::{Board, Info, Move, MATE};
@@ -28,11 +28,11 @@ const OPENING_MOVES: u32 = 4;
 
 /// How long a paced move may take at most.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Pace {
+pub struct HumanPace {
     pub max_ms: u64,
 }
 
-impl Pace {
+impl HumanPace {
     /// The time (ms) a person would take to play `played` in `board`, where the opponent's
     /// last move was `last`, having seen `lines` (the level's lines, best first; scores from
     /// the side to move's view). `random` is any random number. Between MIN_MS and
@@ -111,7 +111,7 @@ mod tests {
 
     /// The times of 200 random draws: (least, most).
     fn range(
-        pace: Pace,
+        pace: HumanPace,
         b: &Board,
         last: Option<Move>,
         played: Move,
@@ -130,7 +130,7 @@ mod tests {
 
     #[test]
     fn a_hard_choice_takes_longer_than_an_obvious_or_forced_one_and_never_no_time() {
-        let pace = Pace { max_ms: MAX_MS };
+        let pace = HumanPace { max_ms: MAX_MS };
         let b = board(MIDDLE_GAME);
         let played = b.gen(false)[0];
         let close = [line(20), line(15), line(10), line(5)];
@@ -164,10 +164,10 @@ mod tests {
         let played = b.gen(false)[0];
         let close = [line(20), line(15), line(10), line(5)];
         for max_ms in [0, 100, 700, 2000] {
-            let (_, high) = range(Pace { max_ms }, &b, None, played, &close);
+            let (_, high) = range(HumanPace { max_ms }, &b, None, played, &close);
             assert!(high <= max_ms, "{max_ms}: {high}");
         }
-        let (low, _) = range(Pace { max_ms: 100 }, &b, None, played, &close);
+        let (low, _) = range(HumanPace { max_ms: 100 }, &b, None, played, &close);
         assert_eq!(low, 100); // the minimum gives way to the caller's limit
     }
 }

@@ -8,7 +8,7 @@ use crate::game::{colour, letter, line_san, numbered, read_move, san, start_boar
 use crate::input::{int, parse_fen, short, split_word, Event};
 use crate::level::{Level, ELO_MAX, ELO_MIN};
 use crate::output::{diagram, Score, VERSION};
-use crate::pace::{self, Pace};
+use crate::pace::{self, HumanPace};
 use crate::searcher::{lock, Searcher, MAX_THREADS};
 use rmax::{Board, Info, Limits, W};
 use std::collections::VecDeque;
@@ -454,7 +454,7 @@ impl Terminal {
 
     /// The level rmax plays at now, with its pacing; None at full strength.
     fn paced_level(&self) -> Option<Level> {
-        let pace = self.pace.then(|| Pace {
+        let pace = self.pace.then(|| HumanPace {
             max_ms: self.pace_ms(),
         });
         self.level.map(|level| Level { pace, ..level })

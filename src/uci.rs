@@ -1,8 +1,9 @@
 //! UCI: the protocol of most GUIs and tournament managers (fastchess, cutechess-cli, OpenBench).
 
+use crate::clock::{Budget, StopRule, OVERHEAD_MS};
 use crate::explain::explain;
 use crate::game::{letter, start_board, Game};
-use crate::input::{int, parse_fen, short, Budget, Event, Pace, MAX_LINE, OVERHEAD_MS};
+use crate::input::{int, parse_fen, short, Event, MAX_LINE};
 use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
 use crate::output::{diagram, moves_text, Score, VERSION};
 use crate::pace;
@@ -146,8 +147,8 @@ struct Reply {
     multi: bool,
     /// `go mate n`: the search stops when it has found a mate in n moves or fewer.
     mate: Option<i64>,
-    /// With a clock (not `go infinite`): the search stops when its pace says so.
-    pace: Option<Mutex<Pace>>,
+    /// With a clock (not `go infinite`): the search stops when its stop rule says so.
+    stop_rule: Option<Mutex<StopRule>>,
     /// The hash table, for `hashfull`.
     table: Arc<Vec<Slot>>,
     in_check: bool,
@@ -155,7 +156,7 @@ struct Reply {
 
 impl Reply {
     /// A completed iteration's line: its `info`; then the search stops if it found the mate
-    /// asked for, or if its pace says the move has had its time.
+    /// asked for, or if its stop rule says the move has had its time.
     fn line(&self, i: &Info) {
         say!("{}", uci_info(i, self.multi, hashfull(&self.table)));
         if i.multipv <= 1 {
@@ -164,8 +165,8 @@ impl Reply {
         let found = self.mate.is_some_and(
             |n| matches!(Score::of(i.score), Score::Mate(m) if m > 0 && i64::from(m) <= n),
         );
-        let paced = self.pace.as_ref().is_some_and(|pace| lock(pace).enough(i));
-        if found || paced {
+        let timed = self.stop_rule.as_ref().is_some_and(|r| lock(r).enough(i));
+        if found || timed {
             self.stop.store(true, Relaxed);
         }
     }
@@ -196,7 +197,7 @@ struct Ponder {
     stop: Arc<AtomicBool>,
     hold: Arc<AtomicBool>,
     /// When our clock started, in ms after `since` (the `go`): u64::MAX until ponderhit sets
-    /// it (the pace's `started`).
+    /// it (the stop rule's `started`).
     started: Arc<AtomicU64>,
     since: Instant,
     /// The hard limit (ms after ponderhit).
@@ -446,16 +447,16 @@ impl Uci {
         // the base time, unscaled, as its strength was measured; the threads are those the
         // searcher will use with these limits)
         let threads = self.search.searching(lim.hard, level.is_some());
-        let pace = budget
+        let stop_rule = budget
             .filter(|_| !go.infinite)
-            .map(|b| Mutex::new(Pace::new(b, level.is_none(), started, threads)));
+            .map(|b| Mutex::new(StopRule::new(b, level.is_none(), started, threads)));
         let reply = Arc::new(Reply {
             stop: stop.clone(),
             hold: self.hold.clone(),
             shown: Mutex::default(),
             multi: self.multipv > 1, // (with one line, no `multipv` word: as before)
             mate: go.mate(),
-            pace,
+            stop_rule,
             table: self.search.engine().tt.clone(),
             in_check: board.in_check(),
         });
@@ -466,7 +467,7 @@ impl Uci {
         // limit: at most half the clock), and not for `go infinite` or `go ponder`: their move
         // waits for `stop` or `ponderhit` anyway, and a wait that started before ponderhit
         // could outlast the budget after it
-        let thinking = (self.simulate_thinking && !held).then(|| pace::Pace {
+        let thinking = (self.simulate_thinking && !held).then(|| pace::HumanPace {
             max_ms: lim.hard.min(pace::MAX_MS),
         });
         let level = level.map(|level| Level {
@@ -526,7 +527,7 @@ impl Uci {
         let Some(p) = self.pondering.take() else {
             return;
         };
-        // the pace decides after every iteration, on our clock from now
+        // the stop rule decides after every iteration, on our clock from now
         p.started
             .store(p.since.elapsed().as_millis() as u64, Relaxed);
         p.hold.store(false, Relaxed);

@@ -1,7 +1,8 @@
 //! xboard (CECP v2): the protocol of XBoard/WinBoard, and of Fairy-Max's tournaments.
 
+use crate::clock::{Budget, StopRule, OVERHEAD_MS};
 use crate::game::{colour, read_move, start_board, End, Game, Parsed};
-use crate::input::{int, parse_fen, short, split_word, Budget, Event, Pace, MAX_LINE, OVERHEAD_MS};
+use crate::input::{int, parse_fen, short, split_word, Event, MAX_LINE};
 use crate::output::{moves_text, Score, VERSION};
 use crate::searcher::{lock, Searcher, MAX_MULTIPV, MAX_THREADS};
 use rmax::{Info, Limits};
@@ -304,9 +305,9 @@ impl Xboard {
             depth: self.depth.unwrap_or(64),
             ..Limits::default()
         };
-        // `st`: that time exactly; `level`: the clock's budget, and a pace that stops the search
-        // after an iteration when the move has had its time (our clock runs from now: 0)
-        let mut pace = None;
+        // `st`: that time exactly; `level`: the clock's budget, and a stop rule that stops the
+        // search after an iteration when the move has had its time (our clock runs from now: 0)
+        let mut stop_rule = None;
         (lim.soft, lim.hard) = match self.per_move {
             Some(ms) => {
                 let ms = ms.saturating_sub(OVERHEAD_MS).max(1) as u64;
@@ -317,7 +318,7 @@ impl Xboard {
                 let to_go = (mps > 0).then(|| mps - (i64::from(board.full) - 1) % mps);
                 let budget = Budget::new(self.clock.unwrap_or(base), inc, to_go, OVERHEAD_MS);
                 let threads = self.search.searching(budget.hard, false);
-                pace = Some(Pace::new(budget, true, Arc::default(), threads));
+                stop_rule = Some(StopRule::new(budget, true, Arc::default(), threads));
                 (budget.most, budget.hard)
             }
         };
@@ -327,7 +328,7 @@ impl Xboard {
             if post {
                 say!("{}", thinking(i));
             }
-            if pace.as_mut().is_some_and(|pace| pace.enough(i)) {
+            if stop_rule.as_mut().is_some_and(|r| r.enough(i)) {
                 flag.store(true, Relaxed);
             }
         });

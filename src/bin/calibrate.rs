@@ -82,6 +82,40 @@ enum Opponent {
     Rmax(Strength),
 }
 
+/// rmax's opponent from `--vs-level` and `--sf-elo`: another level, or Stockfish at the
+/// rating given (by default rmax's own level's).
+fn opponent_of(
+    vs_level: Option<i64>,
+    sf_elo: Option<i64>,
+    rmax_strength: Strength,
+) -> Result<Opponent, String> {
+    let opponent = match (vs_level, sf_elo) {
+        (Some(_), Some(_)) => return Err("--vs-level and --sf-elo exclude each other".into()),
+        (Some(level), None) => Opponent::Rmax(Strength::Level(level)),
+        (None, elo) => {
+            let elo = match (elo, rmax_strength) {
+                (Some(elo), _) => elo,
+                (None, Strength::Level(n)) => n,
+                (None, Strength::Full) => {
+                    return Err("--elo full needs --sf-elo (Stockfish's rating)".into())
+                }
+            };
+            if !(SF_ELO.0..=SF_ELO.1).contains(&elo) {
+                return Err(format!(
+                    "Stockfish's UCI_Elo goes from {} to {}, not {elo}: below its floor, \
+                     anchor the row by a chain (--vs-level 1400)",
+                    SF_ELO.0, SF_ELO.1
+                ));
+            }
+            Opponent::Stockfish(elo)
+        }
+    };
+    if opponent == Opponent::Rmax(rmax_strength) {
+        return Err("rmax would play itself at the same level".into());
+    }
+    Ok(opponent)
+}
+
 #[derive(Debug, PartialEq)]
 struct Plan {
     rmax_strength: Strength,
@@ -101,22 +135,7 @@ struct Plan {
 impl Plan {
     /// The plan of the command line's arguments; paths not given are looked for (see USAGE).
     fn from_args(args: &[String]) -> Result<Plan, String> {
-        let mut flags: BTreeMap<&str, &str> = BTreeMap::new();
-        let mut dry_run = false;
-        let mut words = args.iter();
-        while let Some(flag) = words.next() {
-            match flag.as_str() {
-                "--dry-run" => dry_run = true,
-                "--elo" | "--sf-elo" | "--vs-level" | "--tc" | "--games" | "--concurrency"
-                | "--openings" | "--srand" | "--pgn" | "--fastchess" | "--stockfish" | "--rmax" => {
-                    let value = words.next().ok_or(format!("{flag} needs a value"))?;
-                    if flags.insert(flag, value).is_some() {
-                        return Err(format!("{flag} given twice"));
-                    }
-                }
-                other => return Err(format!("unknown argument '{other}'")),
-            }
-        }
+        let (flags, dry_run) = Plan::read_flags(args)?;
         let number = |flag: &str| -> Result<Option<i64>, String> {
             flags
                 .get(flag)
@@ -131,30 +150,7 @@ impl Plan {
             Some(&"full") => Strength::Full,
             Some(_) => Strength::Level(number("--elo")?.unwrap_or(0)),
         };
-        let opponent = match (number("--vs-level")?, number("--sf-elo")?) {
-            (Some(_), Some(_)) => return Err("--vs-level and --sf-elo exclude each other".into()),
-            (Some(level), None) => Opponent::Rmax(Strength::Level(level)),
-            (None, elo) => {
-                let elo = match (elo, rmax_strength) {
-                    (Some(elo), _) => elo,
-                    (None, Strength::Level(n)) => n,
-                    (None, Strength::Full) => {
-                        return Err("--elo full needs --sf-elo (Stockfish's rating)".into())
-                    }
-                };
-                if !(SF_ELO.0..=SF_ELO.1).contains(&elo) {
-                    return Err(format!(
-                        "Stockfish's UCI_Elo goes from {} to {}, not {elo}: below its floor, \
-                         anchor the row by a chain (--vs-level 1400)",
-                        SF_ELO.0, SF_ELO.1
-                    ));
-                }
-                Opponent::Stockfish(elo)
-            }
-        };
-        if opponent == Opponent::Rmax(rmax_strength) {
-            return Err("rmax would play itself at the same level".into());
-        }
+        let opponent = opponent_of(number("--vs-level")?, number("--sf-elo")?, rmax_strength)?;
         let tc = flags.get("--tc").unwrap_or(&"10+0.1").to_string();
         if !valid_tc(&tc) {
             return Err(format!(
@@ -216,6 +212,27 @@ impl Plan {
             .or_else(|| on_path("rmax", &[]))
             .unwrap_or_else(|| "rmax".into());
         Ok(plan)
+    }
+
+    /// The flags of the command line and their values, and whether `--dry-run` was given.
+    fn read_flags(args: &[String]) -> Result<(BTreeMap<&str, &str>, bool), String> {
+        let mut flags: BTreeMap<&str, &str> = BTreeMap::new();
+        let mut dry_run = false;
+        let mut words = args.iter();
+        while let Some(flag) = words.next() {
+            match flag.as_str() {
+                "--dry-run" => dry_run = true,
+                "--elo" | "--sf-elo" | "--vs-level" | "--tc" | "--games" | "--concurrency"
+                | "--openings" | "--srand" | "--pgn" | "--fastchess" | "--stockfish" | "--rmax" => {
+                    let value = words.next().ok_or(format!("{flag} needs a value"))?;
+                    if flags.insert(flag, value).is_some() {
+                        return Err(format!("{flag} given twice"));
+                    }
+                }
+                other => return Err(format!("unknown argument '{other}'")),
+            }
+        }
+        Ok((flags, dry_run))
     }
 
     /// The name of rmax's side in fastchess and the PGN.

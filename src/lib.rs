@@ -52,6 +52,10 @@
 // 0x88 arithmetic such as `t + d & 255` leans on Rust's operator precedence on purpose.
 #![allow(clippy::precedence, clippy::type_complexity)]
 
+// `c!(v)`: the search constant v, tunable by SPSA (src/tuning.rs; in a normal build, v itself)
+#[macro_use]
+pub mod tuning;
+
 use std::sync::{
     atomic::{AtomicBool, AtomicU64, Ordering::Relaxed},
     Arc,
@@ -134,7 +138,7 @@ pub struct Board {
 impl Board {
     /// Parses a FEN (4 to 6 fields); the error says what is wrong.
     pub fn from_fen(fen: &str) -> Result<Board, String> {
-        let f: Vec<&str> = fen.split_whitespace().collect();
+        let f: Vec<_> = fen.split_whitespace().collect();
         let mut x = Board {
             b: [0; 128],
             side: 8,
@@ -154,7 +158,7 @@ impl Board {
         if f.len() < 4 || f.len() > 6 {
             Err(format!("FEN needs 4 to 6 fields, not {}", f.len()))?
         }
-        let rows: Vec<&str> = f[0].split('/').collect();
+        let rows: Vec<_> = f[0].split('/').collect();
         if rows.len() != 8 {
             Err(format!("FEN board needs 8 ranks, not {}", rows.len()))?
         }
@@ -178,11 +182,10 @@ impl Board {
                 Err(format!("rank {} has {n} squares, not 8", 8 - r))?
             }
         }
-        for (k, colour) in [(14, "white"), (22, "black")] {
-            match x.b.iter().filter(|&&p| p == k).count() {
-                0 => Err(format!("no {colour} king"))?,
-                1 => {}
-                _ => Err(format!("more than one {colour} king"))?,
+        for (k, c) in [(14, "white"), (22, "black")] {
+            let n = x.b.iter().filter(|&&p| p == k).count(); // (n = 0: "no", 2 and up: "more")
+            if n != 1 {
+                Err(format!("{} {c} king", ["no", "more than one"][n.min(1)]))?
             }
         }
         if (0..8).chain(112..120).any(|s| x.b[s] & 7 == 1) {
@@ -341,15 +344,13 @@ const DIRS: [usize; 16] = [
     1, 16, 255, 240, 15, 17, 239, 241, 14, 18, 31, 33, 242, 238, 225, 223,
 ];
 
-/// The step vectors of piece type `k` of colour `side` (a pawn's: its two captures).
-fn steps(k: u8, side: u8) -> &'static [usize] {
-    let pawn = side as usize / 4 + 2; // White's captures are DIRS[4..6], Black's DIRS[6..8]
+/// The step vectors of piece type `k`, 2 to 6 (pawns step in `moves` and `attacked`).
+fn steps(k: u8) -> &'static [usize] {
     &DIRS[match k {
-        1 => pawn..pawn + 2, // a pawn's two captures
-        2 => 8..16,          // knight
-        3 => 4..8,           // bishop: diagonals
-        4 => 0..4,           // rook: ranks and files
-        _ => 0..8,           // queen, king: all eight
+        2 => 8..16, // knight
+        3 => 4..8,  // bishop: diagonals
+        4 => 0..4,  // rook: ranks and files
+        _ => 0..8,  // queen, king: all eight
     }]
 }
 
@@ -445,14 +446,14 @@ impl Board {
                 }
                 continue;
             }
-            for &d in steps(k, us) {
+            for &d in steps(k) {
                 let mut t = f + d & 255; // (f + d) & 255, as in ray
                 while t & 0x88 == 0 && b[t] & us == 0 {
                     if !noisy || b[t] > 0 {
                         add(f, t); // (quiescence: captures only)
                     }
-                    if b[t] > 0 || k == 2 || k == 6 {
-                        break; // a capture, or a leaper's single step
+                    if b[t] > 0 || k % 4 == 2 {
+                        break; // a capture, or a leaper's (knight 2, king 6) single step
                     }
                     t = t + d & 255;
                 }
@@ -568,7 +569,7 @@ impl Board {
     fn null(&self) -> Board {
         let mut c = *self;
         c.key ^= z(c.ep) ^ z(128) ^ z(16); // e.p. gone (128: none); flip the side
-        (c.ep, c.side) = (128, c.side ^ 24);
+        (c.ep, c.side, c.last) = (128, c.side ^ 24, c.side as usize);
         c
     }
 
@@ -650,11 +651,7 @@ impl Board {
             .iter()
             .fold(-8, |m, f| m + f.count_ones() as i32);
         let v = (s as i16 as i32 * ph + (s + 0x8000 >> 16) * (128 - m * m) / 128 * (24 - ph)) / 24;
-        if self.side == 8 {
-            v
-        } else {
-            -v
-        }
+        v * (3 - self.side as i32 / 4) // side 8: v; 16: -v
     }
 
     /// The evaluation beyond material and tables, packed (see `s`), from White's view, with
@@ -670,7 +667,7 @@ impl Board {
         }
         let hit = |c: usize, y: usize| hits[c][y % 8 + 1] >> (y >> 4) & 1 > 0; // y on the board
         let dist = |a: usize, z: usize| (a >> 4).abs_diff(z >> 4).max((a & 7).abs_diff(z & 7));
-        let mut t = if self.side == 8 { w[0] } else { -w[0] }; // tempo
+        let mut t = w[0] * (3 - self.side as i32 / 4); // tempo: + for White to move, - for Black
         for c in 0..2 {
             // colour c (0 White, 1 Black): the other colour, piece colour bit, forward step; the
             // pawn masks seen from c's side (bit r: a pawn on c's rank r)
@@ -709,7 +706,7 @@ impl Board {
                     // mobility: the squares reached that no enemy pawn guards. A king walks all eight
                     // lines like a queen here (only a knight stops after one step): on purpose,
                     // its "mobility" is how open the lines around it are, a king-safety term
-                    for &d in steps(k as u8, us) {
+                    for &d in steps(k as u8) {
                         let mut y = s;
                         loop {
                             y = y + d & 255;
@@ -732,7 +729,7 @@ impl Board {
                 }
             }
             v += w[1] * (bishops > 1) as i32; // bishop pair
-            t += if c > 0 { -v } else { v };
+            t += v - 2 * v * c as i32; // (Black's: negated)
         }
         t
     }
@@ -857,7 +854,7 @@ impl Engine {
     pub fn resize(&mut self, mb: usize) {
         self.tt = Arc::new((0..mb << 16).map(|_| Slot::default()).collect()); // 2^16 to a MB
         self.history = vec![[0; 128]; 23];
-        self.cont = vec![[0; 128]; 32768];
+        self.cont = vec![[0; 128]; 15360];
         self.eval_cache = vec![(0, 0); 1 << 16];
         self.corr = vec![0; 3 << 16];
     }
@@ -900,7 +897,11 @@ impl Engine {
                 // aspiration: look near the last iteration's score, widen on a miss
                 // (wider for a score far from 0, where the searches swing more)
                 let mut g = line.score;
-                let mut w = if d > 3 { 25 + g * g / 16384 } else { MATE };
+                let mut w = if d > 3 {
+                    c!(25) + g * g / c!(16384)
+                } else {
+                    MATE
+                };
                 loop {
                     let s = self.search(
                         b,
@@ -1033,12 +1034,12 @@ impl Engine {
             return eval; // stand pat: the side to move need not capture
         }
         let prune = !pv && !check && !qs; // prunable: no PV, no check, not quiescence
-        if prune && depth < 8 && eval - 71 * (depth - improving) >= beta {
+        if prune && depth < c!(8) && eval - c!(71) * (depth - improving) >= beta {
             return eval; // reverse futility: too far above beta for a shallow search to matter
         }
         // razoring: far below alpha near the leaves, only captures may save it: quiescence (not
         // when alpha is a mate: quiescence cannot find the mate that would reach it)
-        let (depth, qs) = if prune && depth < 8 && alpha < 9999 && eval + 238 * depth < alpha {
+        let (depth, qs) = if prune && depth < 8 && alpha < 9999 && eval + c!(238) * depth < alpha {
             (0, true)
         } else {
             (depth, qs)
@@ -1050,7 +1051,7 @@ impl Engine {
             && eval >= beta.max(self.evals[ply])
             && b.b.iter().any(|&p| p & b.side > 0 && p % 8 % 6 > 1)
         {
-            let r = 4 + depth / 5 + ((eval - beta) / 196).min(3); // deeper, or far above beta: more
+            let r = c!(4) + depth / c!(5) + ((eval - beta) / c!(196)).min(3); // deeper, or far above beta: more
             let s = -self.search(&b.null(), -beta, 1 - beta, depth - r, ply + 1, false);
             if s >= beta {
                 return s.min(MATE - 999); // an unproven mate: the side to move passed
@@ -1064,7 +1065,7 @@ impl Engine {
         let (moves, mut order) = std::mem::take(&mut self.lists[ply]);
         let mut moves = b.moves(qs, moves, check);
         let mut best = 0; // the node's score (the last iteration's best)
-        let pc = b.last * 16; // the continuation history's rows for this node
+        let pc = b.last * 8; // the continuation history's rows for this node
         'node: {
             order.clear();
             order.extend(
@@ -1075,12 +1076,13 @@ impl Engine {
                         0 if self.killers[ply].contains(m) => 1 << 19,
                         0 => {
                             self.history[b.b[m.from] as usize][m.to]
-                                + self.cont[pc + (b.b[m.from] & 15) as usize][m.to]
+                                + self.cont[pc + (b.b[m.from] & 7) as usize][m.to]
                         }
                         // captures: the gain, then how such captures did (at to ^ 8, off the board)
                         _ => {
                             (1 << 20)
                                 + 2 * (WORTH[b.b[m.to] as usize & 7] + WORTH[m.promo as usize])
+                                - (b.b[m.from] & 7) as i32 * 16
                                 + self.history[b.b[m.from] as usize][m.to ^ 8]
                         }
                     }),
@@ -1113,8 +1115,8 @@ impl Engine {
                     // (mates hide there; quiescence does not ask). Late-move pruning: past
                     // (1 + d * d) >> (1 - improving) quiet moves (half as many when not
                     // improving), the rest (quiet too) will not cut.
-                    let futile =
-                        (qs || prune && tried > 0 && d < 8) && eval + 50 + 100 * d + gain <= a;
+                    let futile = (qs || prune && tried > 0 && d < 8)
+                        && eval + c!(50) + c!(100) * d + gain <= a;
                     if prune && quiet && quiets > (1 + d * d) >> 1 - improving {
                         break;
                     }
@@ -1129,10 +1131,11 @@ impl Engine {
                     // the ordering score: killers then go unreduced, and that lost to 4ku); a
                     // surprise is searched again
                     let r = if d > 2 && tried > 1 && quiet {
-                        (((d as f32).ln() * (tried as f32).ln() / if pv { 2. } else { 1.5 }) as i32
+                        (((d as f32).ln() * (tried as f32).ln() * 100.) as i32
+                            / if pv { c!(200) } else { c!(150) } // (hundredths of a ply)
                             + !pv as i32
                             - improving
-                            - self.history[b.b[m.from] as usize][m.to] / 256
+                            - self.history[b.b[m.from] as usize][m.to] / c!(256)
                             - !calm as i32)
                             .clamp(0, d - 1)
                     } else {
@@ -1173,8 +1176,9 @@ impl Engine {
                                     b.b[q.from] as usize,
                                     q.to ^ 8 * (b.b[q.to] > 0 || q.promo > 0) as usize,
                                 );
-                                for h in [&mut self.history[p][t], &mut self.cont[pc + p % 16][t]] {
-                                    *h += if *q == m { d * d } else { -d * d } - *h * d * d / 512;
+                                for h in [&mut self.history[p][t], &mut self.cont[pc + p % 8][t]] {
+                                    *h +=
+                                        if *q == m { d * d } else { -d * d } - *h * d * d / c!(512);
                                 }
                             }
                         }
@@ -1201,12 +1205,16 @@ impl Engine {
                     && !qs
                     && !check
                     && (best < beta || best > st)
-                    && (best > alpha || best < st)
-                    && b.b[(best_move >> 8 & 127) as usize] < 1
+                    && if best > alpha {
+                        b.b[(best_move >> 8 & 127) as usize] < 1
+                    } else {
+                        best < st
+                    }
                 {
                     for i in cs {
                         let c = &mut self.corr[i];
-                        *c += ((best - st).clamp(-80, 80) * 256 - *c) * (d * d + 4).min(64) / 512;
+                        *c +=
+                            ((best - st).clamp(-80, 80) * 256 - *c) * (d * d + 4).min(c!(64)) / 512;
                     }
                 }
                 // a search (draft d > 0) replaces the entry; a quiescence store (d = 0) only an

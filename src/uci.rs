@@ -358,8 +358,30 @@ impl Uci {
                     short(&value)
                 ),
             },
-            _ => say!("info string error: unknown option '{}'", short(&name)),
+            _ => self.set_tunable(&name, &value),
         }
+    }
+
+    /// A tune build's search constant (`src/tuning.rs`), or an unknown option.
+    #[cfg(feature = "tune")]
+    fn set_tunable(&self, name: &str, value: &str) {
+        let set = match value.parse::<i64>() {
+            Ok(v) => rmax::tuning::set(name, v),
+            Err(_) => Err(format!(
+                "{} needs a whole number, not '{}'",
+                short(name),
+                short(value)
+            )),
+        };
+        if let Err(e) = set {
+            say!("info string error: {e}");
+        }
+    }
+
+    /// An option rmax does not have (a normal build has no search constants to set).
+    #[cfg(not(feature = "tune"))]
+    fn set_tunable(&self, name: &str, _value: &str) {
+        say!("info string error: unknown option '{}'", short(name));
     }
 
     /// `position startpos|fen <FEN> [moves ...]`. A position refused (for whatever error) is
@@ -552,6 +574,16 @@ fn identify() {
     say!("option name UCI_LimitStrength type check default false");
     say!("option name UCI_Elo type spin default {ELO_DEFAULT} min {ELO_MIN} max {ELO_MAX}");
     say!("option name SimulateThinkingTime type check default false");
+    #[cfg(feature = "tune")]
+    for p in rmax::tuning::PARAMS {
+        say!(
+            "option name {} type spin default {} min {} max {}",
+            p.name,
+            p.default,
+            p.min,
+            p.max
+        );
+    }
     say!("uciok");
 }
 

@@ -1,0 +1,115 @@
+//! The search's tunable constants, for SPSA (`src/bin/spsa.rs`).
+//!
+//! In `src/lib.rs` a constant written `c!(v)` is the number `v`: in a normal build the
+//! macro is `v` itself, a literal the compiler folds, so the engine that plays is exactly the
+//! one the file shows. A build with the cargo feature `tune` (`cargo build --release
+//! --features tune`) reads the constant from `VALUES[i]` instead (`PARAMS[i]` is the entry whose default is `v`),
+//! which UCI options named after `PARAMS[i]` set at run time, so that a tuner can play perturbed values against each
+//! other without rebuilding.
+
+/// One tunable constant: its UCI option name, its value in `src/lib.rs`, the range a tuner
+/// may move it in, and the step SPSA perturbs it by at the end of a run (`c_end`, in the
+/// constant's own units: about a twentieth of the range, so that one step can show in games).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Param {
+    pub name: &'static str,
+    pub default: i32,
+    pub min: i32,
+    pub max: i32,
+    pub c_end: f64,
+}
+
+const fn p(name: &'static str, default: i32, min: i32, max: i32, c_end: f64) -> Param {
+    Param {
+        name,
+        default,
+        min,
+        max,
+        c_end,
+    }
+}
+
+/// The tunable constants. Each one's default is unique among them: `c!(v)` finds its
+/// constant by it (at compile time, in a tune build; a test checks that every `c!(v)` of
+/// lib.rs has its entry and every entry its `c!(v)`).
+pub const PARAMS: [Param; 15] = [
+    p("RfpMargin", 71, 20, 200, 8.0), // reverse futility: cp per ply of depth
+    p("RfpDepth", 8, 3, 14, 0.6),     // reverse futility below this depth
+    p("RazorMargin", 238, 50, 600, 20.0), // razoring: cp per ply below alpha
+    p("NmpBase", 4, 2, 7, 0.5),       // null move: the least reduction
+    p("NmpDepthDiv", 5, 2, 12, 0.6),  // null move: a ply more per this much depth
+    p("NmpEvalDiv", 196, 50, 600, 20.0), // null move: a ply more per this much above beta
+    p("LmrDivPv", 200, 100, 400, 12.0), // late-move reductions in PV nodes, x 0.01
+    p("LmrDiv", 150, 75, 300, 10.0),  // late-move reductions elsewhere, x 0.01
+    p("LmrHistoryDiv", 256, 64, 1024, 40.0), // a ply less reduction per this much history
+    p("AspWindow", 25, 8, 80, 3.0),   // aspiration: half-window at a score of 0
+    p("AspWidenDiv", 16384, 2048, 65536, 2000.0), // aspiration: g^2 / this added to the window
+    p("HistoryMax", 512, 128, 2048, 40.0), // the histories' bound (their gravity)
+    p("CorrWeightMax", 64, 16, 256, 6.0), // correction update: the deepest weight / 512
+    p("FutilityBase", 50, 0, 200, 8.0), // futility and delta pruning: the margin at d 0
+    p("FutilityPerDepth", 100, 40, 250, 8.0), // futility: the margin per ply
+];
+
+/// The index in PARAMS of the constant whose value in lib.rs is `v` (at compile time: a `v`
+/// with no entry stops the build).
+pub const fn index(v: i32) -> usize {
+    let mut i = 0;
+    while PARAMS[i].default != v {
+        i += 1;
+    }
+    i
+}
+
+/// The constant `v` (its value in lib.rs).
+#[cfg(not(feature = "tune"))]
+macro_rules! c {
+    ($v:literal) => {
+        $v
+    };
+}
+
+/// The constant whose value in lib.rs is `v`, as the tuner set it (`v` until then).
+#[cfg(feature = "tune")]
+macro_rules! c {
+    ($v:literal) => {{
+        const I: usize = $crate::tuning::index($v);
+        $crate::tuning::get(I)
+    }};
+}
+
+/// A tune build's values in play, set by `set` (UCI's `setoption`).
+#[cfg(feature = "tune")]
+static VALUES: [std::sync::atomic::AtomicI32; PARAMS.len()] = {
+    let mut v = [const { std::sync::atomic::AtomicI32::new(0) }; PARAMS.len()];
+    let mut i = 0;
+    while i < PARAMS.len() {
+        v[i] = std::sync::atomic::AtomicI32::new(PARAMS[i].default);
+        i += 1;
+    }
+    v
+};
+
+/// The value of constant `i` in a tune build.
+#[cfg(feature = "tune")]
+pub fn get(i: usize) -> i32 {
+    VALUES[i].load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Sets the constant named `name` (a tune build's UCI option) to `value`; the error says
+/// what is wrong (an unknown name, or a value out of its range), and nothing changes then.
+#[cfg(feature = "tune")]
+pub fn set(name: &str, value: i64) -> Result<(), String> {
+    let i = PARAMS
+        .iter()
+        .position(|p| p.name.eq_ignore_ascii_case(name))
+        .ok_or(format!("unknown option '{name}'"))?;
+    let p = PARAMS[i];
+    if !(i64::from(p.min)..=i64::from(p.max)).contains(&value) {
+        return Err(format!(
+            "{} takes {} to {}, not {value}",
+            p.name, p.min, p.max
+        ));
+    }
+    VALUES[i].store(value as i32, std::sync::atomic::Ordering::Relaxed);
+    Ok(())
+}

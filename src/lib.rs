@@ -1068,25 +1068,22 @@ impl Engine {
         let pc = b.last * 8; // the continuation history's rows for this node
         'node: {
             order.clear();
-            order.extend(
-                moves
-                    .iter()
-                    .map(|m| match (b.b[m.to] & 7) as i32 + m.promo as i32 {
-                        // victim + promotion types, 0 for a quiet move
-                        0 if self.killers[ply].contains(m) => 1 << 19,
-                        0 => {
-                            self.history[b.b[m.from] as usize][m.to]
-                                + self.cont[pc + (b.b[m.from] & 7) as usize][m.to]
-                        }
-                        // captures: the gain, then how such captures did (at to ^ 8, off the board)
-                        _ => {
-                            (1 << 20)
-                                + 2 * (WORTH[b.b[m.to] as usize & 7] + WORTH[m.promo as usize])
-                                - (b.b[m.from] & 7) as i32 * 16
-                                + self.history[b.b[m.from] as usize][m.to ^ 8]
-                        }
-                    }),
-            );
+            order.extend(moves.iter().map(|m| {
+                // the mover's code, the victim's type
+                let (p, v) = (b.b[m.from] as usize, b.b[m.to] as usize & 7);
+                match v + m.promo as usize {
+                    // 0: a quiet move (no victim, no promotion)
+                    0 if self.killers[ply].contains(m) => 1 << 19,
+                    0 => self.history[p][m.to] + self.cont[pc + p % 8][m.to],
+                    // captures and promotions: MVV/LVA (the victim, a promotion's new
+                    // piece, then the cheaper attacker), then how such captures did (the
+                    // capture history, at to ^ 8, the off-board half of the row)
+                    _ => {
+                        (1 << 20) + 2 * (WORTH[v] + WORTH[m.promo as usize]) - p as i32 % 8 * 16
+                            + self.history[p][m.to ^ 8]
+                    }
+                }
+            }));
             let mut best_move = e >> 32; // (packed; from another position if no hit: harmless)
 
             // Deepening: up to `depth` from one past what the hash table knows, at most two plies
@@ -1167,18 +1164,26 @@ impl Engine {
                         }
                     }
                     if s >= beta {
-                        // the move that cut off: its history goes up, that of the moves tried
-                        // before it down (captures' at to ^ 8)
+                        // The histories learn: the move that cut off goes up, every move before
+                        // it in the order down (searched, or skipped by futility or MultiPV:
+                        // none of them cut off). Gravity: a step of v, less the entry's own
+                        // v / 512 part, keeps the entry within +-512, the nearer the bound the
+                        // smaller the step; v = d * d, at most 512 (a larger step overshoots
+                        // the bound: in 30-ply searches the entries swung until they overflowed)
+                        let v = (d * d).min(c!(512));
                         for q in &moves[..=i] {
                             if b.safe(*q, check) {
-                                // (bounded by +-512: the nearer a bound, the smaller the step)
+                                // a capture's history is at to ^ 8, the off-board half of the
+                                // row; its continuation entry, which nothing reads, is skipped
                                 let (p, t) = (
                                     b.b[q.from] as usize,
                                     q.to ^ 8 * (b.b[q.to] > 0 || q.promo > 0) as usize,
                                 );
-                                for h in [&mut self.history[p][t], &mut self.cont[pc + p % 8][t]] {
-                                    *h +=
-                                        if *q == m { d * d } else { -d * d } - *h * d * d / c!(512);
+                                for h in
+                                    &mut [&mut self.cont[pc + p % 8][t], &mut self.history[p][t]]
+                                        [(t != q.to) as usize..]
+                                {
+                                    **h += if *q == m { v } else { -v } - **h * v / c!(512);
                                 }
                             }
                         }

@@ -16,11 +16,12 @@ fn marked(src: &str) -> Vec<i32> {
 }
 
 #[test]
-fn every_marked_constant_has_one_entry_and_every_entry_one_mark() {
+fn every_marked_constant_has_its_entry_and_every_entry_a_mark() {
     let lib = fs::read_to_string("src/lib.rs").expect("src/lib.rs");
+    // (a constant may stand in more than one place: the same value, one entry)
     let mut values = marked(&lib);
-    assert_eq!(values.len(), PARAMS.len(), "c!(v) in lib.rs: {values:?}");
     values.sort_unstable();
+    values.dedup();
     let mut defaults: Vec<i32> = PARAMS.iter().map(|p| p.default).collect();
     defaults.sort_unstable();
     assert_eq!(values, defaults, "lib.rs's c!(v) against PARAMS' defaults");

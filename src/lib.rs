@@ -5,9 +5,17 @@
 //! (8 white, 16 black): `p & side != 0` tests ownership and `p & 7` the type.
 //! Moves: pseudo-legal generation with a legality filter, copy-make (a Board is Copy).
 //! Search: one recursive negamax that deepens iteratively in every node and, at depth 0,
-//! turns into a two-pass MVV/LVA quiescence search in the same loop. Every node works in the
-//! same two passes: pass 1 scores all its moves without searching them, pass 2 searches them
-//! best first (once per iteration of the node's deepening).
+//! turns into the quiescence search in the same loop. Every node works in two passes: pass 1
+//! scores all its moves without searching them (captures by MVV/LVA: the most valuable
+//! victim first, then the cheaper attacker, with the capture history on top; quiet moves by
+//! killers and histories), pass 2 searches them best first, once per iteration of the
+//! node's deepening. "Search at a glance", above `search`, lists a node's steps.
+//!
+//! Why so terse: the file is held to 17,584 characters of code (non-whitespace outside
+//! comments; `tests/size.rs` counts them). That is the size of 4ku, a C++ engine by kz04px
+//! (CCRL about 3030, the strongest engine of that size), counted the same way: rmax measures
+//! itself against it and is never larger. The comments cost nothing and say what the code
+//! is too dense to say.
 //!
 //! Sections, in reading order: constants, board and FEN, moves, make, evaluation, search.
 //!
@@ -34,20 +42,27 @@
 //!   23..=24 attacked by a pawn, 25..=30 passed pawn by rank, 31..=36 passed and blocked,
 //!   37 passed and defended, 38..=39 king distances, 40..=42 doubled, isolated, phalanx,
 //!   43..=44 pawn shield.
-//! - **Zobrist items** `z(i)`: a piece is `p * 128 + s`; the castling rights (0..16), the
-//!   e.p. square (128: none) and the side to move (16: Black) are items below 128, i.e.
-//!   piece 0. A piece's item also enters one of `pk`'s keys (pawns; White's, Black's others).
+//! - **Zobrist items** `z(i)`: a piece is `p * 128 + s` (1,152 and up); the castling rights
+//!   are items 0..16, the side to move (Black) 16, the e.p. square its own number (on rank 3
+//!   or 6: 32..40 or 80..88), and no e.p. square 128: no two items meet. A piece's item also
+//!   enters one of `pk`'s keys (pawns; White's other pieces; Black's).
 //! - **`Move::pack`**: `from | to << 8 | promo << 16`, 24 bits.
 //! - **Hash slot**: two `AtomicU64`, the key XOR the data, then the data: score (bits 0..16,
 //!   an i16; mates from the node), draft (16..24), bound (24..26: 1 UPPER, 2 LOWER, 3
 //!   EXACT), `Move::pack` (32..56).
 //! - **History** `history[p][to]`: a quiet move of piece code p to square `to`; a capture's
-//!   at `to ^ 8`, the unused off-board file of the same row.
+//!   (or a promotion's) at `to ^ 8`, the unused off-board file of the same row: the capture
+//!   history. An e.p. capture, whose target square is empty, counts as a quiet move
+//!   everywhere (order, pruning, reductions): it is 1 in 4,500 of the moves the search
+//!   reaches (`rmax bench`), too rare for games to tell, and handling it costs characters.
 //! - **Correction history** `corr`: three tables of 65,536 slots, one for each of `pk`'s keys
 //!   (the pawns, White's other pieces, Black's other pieces, kings included): table j's slot
 //!   for key k is `j << 16 | (k XOR the side to move) & 65535`.
-//! - **Continuation history** `cont[last * 16 + p % 16][to]`: `Board::last` is the move before
-//!   (`to * 16 + piece % 16`), then this move's piece and target.
+//! - **Continuation history** `cont[last * 8 + p % 8][to]`: `Board::last` is the move before
+//!   (its target * 16 + its piece code % 16), then this move's piece type and target (its
+//!   colour is the other side's, which `last` holds). After a null move `last` is the side
+//!   that passed (8 or 16), a value no move gives; at the root of a position set from a FEN,
+//!   0. Quiet moves only.
 
 // 0x88 arithmetic such as `t + d & 255` leans on Rust's operator precedence on purpose.
 #![allow(clippy::precedence, clippy::type_complexity)]
@@ -808,16 +823,18 @@ pub struct Engine {
     game: usize,
     /// Per ply, two quiet moves that recently caused a beta cutoff there.
     killers: Vec<[Move; 2]>,
-    /// Per piece and target square, how well a quiet move did: up at a cutoff, down when
-    /// tried before one; bounded by +-512, kept through a game.
+    /// History: per piece code and target square, how well a quiet move did (a capture's at
+    /// `to ^ 8`: the capture history): up at a cutoff, down for the moves before it in the
+    /// order; bounded by +-512, kept through a game.
     history: Vec<[i32; 128]>,
     /// Triangular PV: per ply, the best line found below the current node there (PV nodes
     /// only). A node empties its own on entry, so a line ends where the search stopped.
     pv: Vec<Vec<Move>>,
-    /// Per ply, the static evaluation there (is the side to move improving?).
+    /// Per ply, the corrected static evaluation there (the evaluation plus the correction
+    /// history's): is the side to move improving? may it try a null move?
     evals: Vec<i32>,
-    /// Continuation history: as `history`, by the move before (`Board::last`) and this move's
-    /// piece & 15 and target.
+    /// Continuation history: as `history`, for quiet moves only, by the move before
+    /// (`Board::last`) and this move's piece type and target (see the card at the top).
     cont: Vec<[i32; 128]>,
     /// Per ply, the move list and its order scores, reused from node to node.
     lists: Vec<(Vec<Move>, Vec<i32>)>,
@@ -952,6 +969,45 @@ impl Engine {
 
     /// Negamax alpha-beta, fail-soft, with internal iterative deepening in every node.
     /// `check`: the side to move is in check.
+    ///
+    /// ## Search at a glance
+    ///
+    /// Once, on entering a node:
+    /// 1. Count it (every 1,024 nodes: the threads' sum, the clock); stop if out of nodes or
+    ///    time. Draws: a repetition (of the path or the game), fifty moves, too little material.
+    /// 2. Check extension: in check, one ply more, and never below 1. So quiescence (depth 0)
+    ///    is never entered in check: standing pat and the mate test rely on that.
+    /// 3. The hash table: a hit may cut (outside PV nodes); a miss reduces a deep node a ply
+    ///    (internal iterative reduction).
+    /// 4. The static evaluation (from the evaluation cache), plus the correction histories':
+    ///    `eval`, kept in `evals[ply]`; a hash bound on the right side of it replaces it.
+    /// 5. Quiescence: stand pat. Outside PV nodes and not in check: reverse futility,
+    ///    razoring (into quiescence), the null move.
+    /// 6. Pass 1: generate the moves (quiescence: captures and queen promotions) and score
+    ///    them: captures by MVV/LVA and the capture history, then killers, then quiet moves by
+    ///    their history and continuation history.
+    ///
+    /// Then in each iteration `d` of the node's deepening (from one past the hash entry's
+    /// draft, or 1; quiescence: once, at 0):
+    /// 7. The best move so far goes first. Pass 2: the moves best first, each tested for
+    ///    legality, skipped by futility (delta pruning in quiescence) or cut by late-move
+    ///    pruning, then searched (PVS, late-move reductions, re-searches). A cutoff teaches the
+    ///    histories and the killers, and ends the iteration.
+    /// 8. No legal move: mate or stalemate (not in quiescence).
+    /// 9. The last iteration only: the correction history learns how far the static
+    ///    evaluation missed. Every iteration: the hash store.
+    ///
+    /// The tables, what indexes them, where they are read and written:
+    /// - hash `tt`: the key (`key % len`); read in 3 (cut, bound, first move), written in 9.
+    /// - evaluation cache: the key's low 16 bits; read and written in 4.
+    /// - correction history `corr`: the pawns', White's pieces', Black's pieces' keys with the
+    ///   side to move; read in 4, written in 9.
+    /// - killers: the ply; read in 6, written in 7 (a quiet cutoff).
+    /// - history: piece code and target (a capture's at target ^ 8); read in 6 (and a quiet
+    ///   move's in 7, for its reduction), written in 7 (a cutoff).
+    /// - continuation history: the move before (`Board::last`), this move's piece type and
+    ///   target; quiet moves only; read in 6, written in 7 (a cutoff).
+    /// - `evals`: the ply; written in 4, read in 4 two plies on (improving) and in 5 (null).
     fn search(
         &mut self,
         b: &Board,
@@ -994,7 +1050,8 @@ impl Engine {
             return 0; // (ply 100: deeper than any real line; the tables end at 128)
         }
         self.keys.push(b.key);
-        // check extension
+        // check extension (depth may come in below 0: a null move's child, reduced by more
+        // than it had; below 1 it is quiescence, never in check)
         let depth = depth.max(0) + check as i32;
         // pv: an open window; the entry: its data (see Slot); hit: it is this position's
         let (pv, slot) = (beta - alpha > 1, b.key as usize % self.tt.len());
@@ -1038,14 +1095,17 @@ impl Engine {
             return eval; // reverse futility: too far above beta for a shallow search to matter
         }
         // razoring: far below alpha near the leaves, only captures may save it: quiescence (not
-        // when alpha is a mate: quiescence cannot find the mate that would reach it)
+        // when alpha is a mate score: quiescence cannot find the mate that would reach it;
+        // 9999 is far above any evaluation and far below any mate, MATE - 999 and up)
         let (depth, qs) = if prune && depth < 8 && alpha < 9999 && eval + c!(238) * depth < alpha {
             (0, true)
         } else {
             (depth, qs)
         };
         // Null move: if passing still leaves us at or above beta at reduced depth, cut off. Not
-        // without a piece, type 2..5 (zugzwang is common then; a king's 6 % 6 is 0).
+        // without a piece, type 2..5 (zugzwang is common then; a king's 6 % 6 is 0), and not
+        // when a hash bound has put `eval` below the static evaluation `evals[ply]` (both
+        // must reach beta: the table says this position is worse than it looks).
         if prune
             && depth > 2
             && eval >= beta.max(self.evals[ply])
@@ -1057,8 +1117,9 @@ impl Engine {
                 return s.min(MATE - 999); // an unproven mate: the side to move passed
             }
         }
-        // Pass 1: generate, and score every move without searching it: captures and promotions
-        // by their gain and the capture history, then killers and the history. The ply's lists
+        // Pass 1: generate, and score every move without searching it. Tiers: an iteration's
+        // best move 2^30 (in 7), captures and promotions 2^20 + MVV/LVA + capture history,
+        // killers 2^19, other quiet moves their histories (within +-1,024). The ply's lists
         // are taken out of `self` (the searches below borrow it) and put back at the end, so
         // every exit from here on leaves through the end of the 'node block (`break 'node`),
         // never by `return`.
@@ -1092,7 +1153,9 @@ impl Engine {
             // first.
             for d in if hit { (draft + 1).max(depth - 2) } else { 1 }.min(depth)..=depth {
                 if let Some(i) = moves.iter().position(|&m| m.pack() == best_move) {
-                    order[i] = 1 << 30 | d; // tried first; | d: above older passes' best moves
+                    // tried first; | d: above the best moves of earlier iterations, which keep
+                    // their 1 << 30 | d and so come next
+                    order[i] = 1 << 30 | d;
                 }
                 best = if qs { eval } else { -MATE }; // quiescence: standing pat is the floor
                 let (mut a, mut tried, mut quiets) = (alpha.max(best), 0, 0);
@@ -1203,8 +1266,12 @@ impl Engine {
                         break 'node;
                     }
                 }
-                // correction history: the search's score against the static evaluation, unless
-                // only a bound that says nothing of it, or a capture's gain, made the difference
+                // Correction history: the search's score against the (corrected) static
+                // evaluation st, when it tells how far st missed: a fail high only if above st
+                // (a lower bound), a fail low only if below it (an upper bound), and a move that
+                // beat alpha only if quiet (a capture's gain is no error of the evaluation).
+                // The entry moves toward the miss (at most 80 cp, in 1/256 cp) by a weight
+                // that grows with the depth, from 5/512 at d = 1 to 64/512 from d = 8 on.
                 let st = self.evals[ply];
                 if d == depth
                     && !qs

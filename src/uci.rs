@@ -250,6 +250,9 @@ impl Uci {
         let Some((&cmd, args)) = words.split_first() else {
             return true;
         };
+        if !matches!(cmd, "stop" | "isready" | "quit") {
+            self.search.let_perft_end();
+        }
         match cmd {
             "uci" => identify(),
             "isready" => say!("readyok"),

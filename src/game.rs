@@ -427,8 +427,12 @@ pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
     let (mut tags, mut game): (Vec<(String, String)>, Option<Game>) = (vec![], None);
     let name = |number: usize, tags: &[(String, String)]| {
         let who = match (tag_value(tags, "White"), tag_value(tags, "Black")) {
-            (Some(w), Some(b)) => format!(" ({} - {})", short(w), short(b)),
-            _ => String::new(),
+            (None, None) => String::new(),
+            (w, b) => format!(
+                " ({} - {})",
+                short(w.unwrap_or("?")),
+                short(b.unwrap_or("?"))
+            ),
         };
         if strict {
             format!("game {number}{who}: ")
@@ -445,7 +449,7 @@ pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
                 }
                 let g = game.take().expect("a game");
                 return Err(format!(
-                    "{}{}, and the next game's tags start (is it cut short?)",
+                    "{}{} before the next game's tags: is it cut short?",
                     name(number, &tags),
                     no_result(&g)
                 ));
@@ -486,7 +490,7 @@ pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
         };
         if strict {
             return Err(format!(
-                "{}{} (is the file cut short?)",
+                "{}{} at the end of the file: is it cut short?",
                 name(number, &tags),
                 no_result(&g)
             ));
@@ -551,9 +555,9 @@ fn play(game: &mut Game, word: &str) -> Result<(), String> {
 fn no_result(game: &Game) -> String {
     match game.last_numbered() {
         Some(last) => {
-            format!("the moves stop after {last} with no result (1-0, 0-1, 1/2-1/2 or *)")
+            format!("the moves stop after {last} with no result (1-0, 0-1, 1/2-1/2, *)")
         }
-        None => "the game has no moves and no result (1-0, 0-1, 1/2-1/2 or *)".into(),
+        None => "the game has no moves and no result (1-0, 0-1, 1/2-1/2, *)".into(),
     }
 }
 

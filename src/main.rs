@@ -68,7 +68,7 @@ fn main() {
         },
         ["eval", fen @ ..] => eval_cli(fen),
         ["datagen", rest @ ..] => datagen::run(rest).unwrap_or_else(|e| fail(&e)),
-        ["review", rest @ ..] => review::run(rest).unwrap_or_else(|e| fail(&e)),
+        ["review", rest @ ..] => review::run(rest),
         ["-h" | "--help"] => usage(0),
         ["-V" | "--version"] => say!("rmax {VERSION}"),
         _ => {

@@ -576,11 +576,20 @@ fn default_out(input: &str) -> PathBuf {
     path.with_file_name(format!("{stem}-review.pgn"))
 }
 
-/// `rmax review ...`: reads and checks every game first (a bad one: an error, nothing
-/// written), then reviews them one by one (table and summary on standard output, progress on
-/// standard error) and writes the annotated games to the output file at once.
-pub fn run(args: &[&str]) -> Result<(), String> {
-    let Some(options) = Options::parse(args)? else {
+/// `rmax review ...`; an error goes to standard error, with exit code 2.
+pub fn run(args: &[&str]) {
+    if let Err(e) = try_run(args) {
+        let _ = writeln!(std::io::stderr(), "rmax: {e}");
+        std::process::exit(2);
+    }
+}
+
+/// Reads and checks every game first (a bad one: an error, nothing written), then reviews
+/// them one by one (table and summary on standard output, progress on standard error) and
+/// writes the annotated games to the output file at once.
+fn try_run(args: &[&str]) -> Result<(), String> {
+    let options = Options::parse(args).map_err(|e| format!("{e} (see rmax review --help)"))?;
+    let Some(options) = options else {
         say!("{USAGE}");
         return Ok(());
     };

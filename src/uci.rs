@@ -240,7 +240,9 @@ impl Uci {
             }
         }
         // End of input: no `stop` can come any more, and a search without limits (or with
-        // huge ones) would never end. Stop it: it still prints its bestmove.
+        // huge ones) would never end. Stop it: it still prints its bestmove. A perft ends by
+        // itself: `printf 'go perft 3\n' | rmax` is answered.
+        self.search.let_perft_end();
         self.search.finish();
     }
 

@@ -1,0 +1,258 @@
+//! What a new user meets first: the README's commands, run as printed, and the terminal's
+//! and command line's small things (issue 54), each checked as a user would see it.
+
+mod common;
+use common::*;
+use std::process::Command;
+
+const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+
+// ---------------------------------------------------------------------------------------
+// The terminal
+// ---------------------------------------------------------------------------------------
+
+/// The moves named in a line of text (`12. Nf3`, `12... Nf6`, the moves after them in a
+/// numbered line), in SAN.
+fn moves_named(line: &str) -> Vec<String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let mut moves = vec![];
+    let mut in_line = false;
+    for (i, word) in words.iter().enumerate() {
+        let numbered = word.ends_with('.') && word.trim_end_matches('.').parse::<u32>().is_ok();
+        if numbered {
+            in_line = true;
+        } else if in_line && (i == 0 || !words[i - 1].ends_with(')')) {
+            let san = word.trim_end_matches([',', ')', '(']);
+            if san.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) {
+                moves.push(san.to_string());
+            } else {
+                in_line = false;
+            }
+        }
+    }
+    moves
+}
+
+/// At a level, rmax picks among several lines: what it shows while it thinks must never be
+/// a move it does not play.
+#[test]
+fn a_paced_level_never_shows_a_move_other_than_the_one_played() {
+    let _serial = serial();
+    let mut r = terminal("0.8"); // (caps the paced wait)
+    say(&mut r, "level 1200");
+    for reply in ["e4", "d4", "Nf3"] {
+        say(&mut r, "new");
+        let out = say(&mut r, reply);
+        let played = out
+            .lines()
+            .find_map(|l| l.strip_prefix("rmax plays 1... "))
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("{out}"));
+        for line in out.lines().take_while(|l| !l.starts_with("rmax plays")) {
+            for m in moves_named(line) {
+                assert_eq!(m, played, "shown while thinking: {line}\n{out}");
+            }
+        }
+    }
+}
+
+/// On a terminal, a paced level's thinking line is a clock that runs, not a frozen line.
+#[test]
+fn on_a_terminal_a_paced_level_shows_a_running_clock() {
+    let _serial = serial();
+    let Some(mut r) = on_a_terminal() else {
+        return;
+    };
+    r.send("level 1200");
+    r.expect(PROMPT, 5.0);
+    r.send("e4");
+    let out = r.expect("rmax plays 1... ", 10.0);
+    let clocks: Vec<&str> = out
+        .split("\r\x1b[Krmax is thinking (Enter: move now)  ")
+        .skip(1)
+        .filter_map(|t| t.split(" s").next())
+        .collect();
+    let mut distinct = clocks.clone();
+    distinct.dedup();
+    assert!(
+        distinct.len() >= 3,
+        "a clock that runs: {clocks:?}\n{out:?}"
+    );
+    assert!(!out.contains("depth"), "no line of moves: {out:?}");
+    r.expect(PROMPT, 5.0);
+    r.send("quit");
+}
+
+/// Piped in, every line is done in order: the reply to e4, then the PGN, then the end.
+#[test]
+fn piped_lines_are_done_in_order_and_quit_comes_last() {
+    let _serial = serial();
+    let mut r = Rmax::start(&[]);
+    r.send_raw(b"e4\npgn\nquit\n");
+    let (status, out, err) = r.wait(20.0);
+    assert!(status.success(), "{err}");
+    let reply = out
+        .find("rmax plays 1... ")
+        .unwrap_or_else(|| panic!("{out}"));
+    let pgn = out
+        .find("[Event \"rmax game\"]")
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(reply < pgn, "{out}");
+    assert!(out[pgn..].contains("\n1. e4 "), "{out}");
+    // a script's moves wait their turn too
+    let mut r = Rmax::start(&[]);
+    r.send_raw(b"time 0.05\ne4\nNf3\npgn\n");
+    let (status, out, _) = r.wait(20.0);
+    assert!(status.success());
+    let movetext = out.lines().find(|l| l.starts_with("1. e4 ")).unwrap_or("");
+    assert!(movetext.contains(" 2. Nf3 "), "{out}");
+}
+
+/// At the keyboard, a move typed while rmax thinks was meant for the position before its
+/// reply: it is not kept to be played after it.
+#[test]
+fn at_the_keyboard_a_move_typed_while_rmax_thinks_is_not_kept() {
+    let Some(mut r) = on_a_terminal() else {
+        return;
+    };
+    r.send("time 3600");
+    r.expect(PROMPT, 5.0);
+    r.send("e4");
+    r.expect("rmax is thinking (Enter: move now)", 5.0);
+    r.send("Nf3");
+    r.expect(
+        "Nf3: not kept, rmax is to move (type it again after its move).",
+        5.0,
+    );
+    r.send("");
+    r.expect("rmax plays 1... ", 10.0);
+    r.expect(PROMPT, 5.0);
+    r.send("fen");
+    let out = r.expect(PROMPT, 5.0);
+    let fen = out.lines().nth(1).unwrap_or("").trim();
+    let board = Board::from_fen(fen).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    assert_eq!((board.side, board.full), (8, 2), "Nf3 not played: {fen}");
+    r.send("quit");
+}
+
+#[test]
+fn eval_takes_a_fen_and_refuses_a_bad_one() {
+    let mut r = terminal("0.05");
+    let table = say(&mut r, &format!("eval {KIWIPETE}"));
+    assert_eq!(
+        eval_total(&table),
+        Some(board_after(KIWIPETE, &[]).eval()),
+        "{table}"
+    );
+    let out = say(&mut r, "eval 8/8/8 w");
+    assert!(out.starts_with("Bad FEN: "), "{out}");
+    assert_eq!(say(&mut r, "fen").trim_end_matches(PROMPT).trim(), START);
+    // on the command line, an empty FEN is an error, not the start position
+    let (status, out, err) = run(&["eval", ""], 5.0);
+    assert_eq!(status.code(), Some(2), "{out}");
+    assert!(err.contains("the FEN is empty"), "{err}");
+}
+
+#[test]
+fn an_over_long_terminal_line_gets_an_error_and_the_terminal_goes_on() {
+    let mut r = terminal("0.05");
+    r.send_raw(&vec![b'x'; (1 << 20) + 10]);
+    let out = say(&mut r, "");
+    assert!(
+        out.contains("That line is too long (1048586 bytes"),
+        "{out}"
+    );
+    assert!(say(&mut r, "moves").contains("20 legal moves"));
+}
+
+#[test]
+fn an_illegal_move_in_check_says_that_the_king_is_in_check() {
+    let mut r = terminal("0.05");
+    say(&mut r, "setboard 4k3/8/8/8/8/8/4q3/R3K3 w Q - 0 1");
+    let out = say(&mut r, "Ra8");
+    assert!(
+        out.contains("Illegal move 'Ra8': White is in check"),
+        "{out}"
+    );
+    assert!(say(&mut r, "Kxe2").contains("rmax plays"));
+}
+
+#[test]
+fn depth_1_is_one_ply() {
+    let mut r = terminal("0.05");
+    let out = say(&mut r, "depth 1");
+    assert!(out.contains("rmax searches 1 ply per move"), "{out}");
+    assert!(say(&mut r, "help").contains("rmax searches 1 ply per move"));
+    assert!(say(&mut r, "depth 2").contains("2 plies per move"));
+}
+
+// ---------------------------------------------------------------------------------------
+// The command line and UCI
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn a_bad_command_line_says_what_was_wrong_before_the_usage() {
+    let cases: [(&[&str], &str); 4] = [
+        (&["foo"], "unknown command 'foo'"),
+        (&["perft"], "perft needs a depth"),
+        (&["uci", "now"], "run rmax, then type uci"),
+        (&["bench", "3", "4"], "bench takes one depth, not also '4'"),
+    ];
+    for (args, said) in cases {
+        let (status, out, err) = run(args, 5.0);
+        assert_eq!(status.code(), Some(2), "{args:?}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(
+            err.starts_with("rmax: ") && err.contains(said),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("usage:"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn perft_gives_a_time_that_reads_beside_its_speed() {
+    let (status, out, _) = run(&["perft", "3"], 10.0);
+    assert!(status.success());
+    let time = out
+        .lines()
+        .find(|l| l.starts_with("Time: "))
+        .expect("a time");
+    assert!(!time.contains("0.000 s"), "{time}");
+    assert!(
+        time.contains(" ms, ") && time.ends_with("leaves per second"),
+        "{time}"
+    );
+}
+
+#[test]
+fn the_eval_table_says_whose_pawns_scale_the_end_game() {
+    let (status, out, _) = run(&["eval"], 5.0);
+    assert!(status.success());
+    assert!(!out.contains("is ahead: 8 pawns"), "{out}");
+    assert!(
+        out.contains("(White leads and has 8 pawns: 128 - 0 * 0)"),
+        "{out}"
+    );
+}
+
+/// `go perft 2` answered before the `position` that follows it at once (it takes
+/// microseconds): not stopped by it.
+#[test]
+fn a_quick_go_perft_is_answered_before_the_next_position() {
+    let mut r = uci();
+    r.send("position startpos\ngo perft 2\nposition startpos moves e2e4\ngo perft 1");
+    let out = r.expect("Nodes searched: 20\n", 10.0);
+    assert!(!out.contains("perft stopped"), "{out}");
+    assert!(out.contains("Nodes searched: 400\n"), "{out}");
+    // `stop` still ends a long one
+    r.send("go perft 7");
+    r.send("stop");
+    assert!(r.line("info string", 5.0).contains("perft stopped"));
+    // and the end of input lets a perft end: piped, it is answered
+    let mut r = Rmax::start(&[]);
+    r.send_raw(b"uci\ngo perft 3\n");
+    let (status, out, _) = r.wait(10.0);
+    assert!(status.success());
+    assert!(out.contains("Nodes searched: 8902\n"), "{out}");
+}

@@ -6,8 +6,8 @@
 //! `clock.rs`, the search thread in `searcher.rs`, what every mode prints alike (version,
 //! scores, lines of moves, the board) in `output.rs`, the evaluation explained term by term
 //! in `explain.rs`; the protocols in `uci.rs`, `xboard.rs` and `terminal.rs`; the game
-//! record, SAN and PGN in `game.rs`. README.md's
-//! "Robustness and source files" lists them all.
+//! record, SAN and PGN in `game.rs`; `rmax review` in `review.rs`. README.md's "The engine,
+//! for students" lists them all.
 
 use rmax::{Board, START};
 use std::io::{IsTerminal, Write};

@@ -256,3 +256,162 @@ fn a_quick_go_perft_is_answered_before_the_next_position() {
     assert!(status.success());
     assert!(out.contains("Nodes searched: 8902\n"), "{out}");
 }
+
+// ---------------------------------------------------------------------------------------
+// The README
+// ---------------------------------------------------------------------------------------
+
+fn readme() -> String {
+    std::fs::read_to_string("README.md").expect("README.md")
+}
+
+/// The commands of the README's `sh` blocks, a continued line (`\`) joined to the next and a
+/// `for` loop to its `done`, the comment lines left out.
+fn readme_commands(text: &str) -> Vec<String> {
+    let (mut commands, mut in_sh, mut open) = (vec![], false, String::new());
+    for line in text.lines() {
+        if line.starts_with("```") {
+            in_sh = line == "```sh";
+            continue;
+        }
+        if !in_sh || line.trim_start().starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        open += line.trim_end_matches('\\').trim();
+        let in_loop = open.starts_with("for ") && !line.trim_end().ends_with("done");
+        if in_loop {
+            open.push('\n');
+        } else if line.ends_with('\\') {
+            open.push(' ');
+        } else {
+            commands.push(std::mem::take(&mut open));
+        }
+    }
+    commands
+}
+
+/// Commands the tests do not run, and why: each needs what a test should not (another
+/// program, a network, a build of its own, or minutes).
+const NOT_RUN: [(&str, &str); 9] = [
+    ("git ", "needs the network"),
+    ("cargo ", "builds: the tests run the crate's own binaries"),
+    ("cutechess-cli ", "another program, not installed here"),
+    ("fastchess ", "another program, and minutes of games"),
+    ("calibrate ", "needs fastchess and Stockfish, and hours"),
+    ("for i in ", "times Stockfish, another program"),
+    (
+        "rmax datagen 4000 ",
+        "minutes of self-play (datagen is tested in tests/tune.rs)",
+    ),
+    ("tune data.txt ", "needs the data that datagen writes"),
+    ("rmax datagen 100000 ", "a day of self-play"),
+];
+
+/// Every command of the README runs as printed, where a fresh clone with `cargo install`
+/// has `rmax` and `tune` on the PATH: here, the crate's binaries, run in a folder with a
+/// copy of tests/data (so that what they write lands there).
+#[test]
+fn every_readme_command_runs_as_printed() {
+    let _serial = serial();
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_rmax"))
+        .parent()
+        .expect("the binaries' folder")
+        .to_path_buf();
+    let dir = std::env::temp_dir().join(format!("rmax-readme-{}", std::process::id()));
+    let data = dir.join("tests/data");
+    std::fs::create_dir_all(&data).expect("a folder");
+    for entry in std::fs::read_dir("tests/data").expect("tests/data") {
+        let path = entry.expect("a file").path();
+        std::fs::copy(&path, data.join(path.file_name().expect("a name"))).expect("a copy");
+    }
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let (mut ran, mut skipped) = (vec![], vec![]);
+    for command in readme_commands(&readme()) {
+        if let Some((_, why)) = NOT_RUN.iter().find(|(p, _)| command.starts_with(p)) {
+            skipped.push(format!("{command}  ({why})"));
+            continue;
+        }
+        assert!(
+            ["rmax ", "printf ", "tune "]
+                .iter()
+                .any(|p| command.starts_with(p)),
+            "a README command neither run nor listed in NOT_RUN: {command}"
+        );
+        let mut child = Command::new("sh")
+            .args(["-c", &command])
+            .current_dir(&dir)
+            .env("PATH", &path)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("sh runs");
+        let clock = std::time::Instant::now();
+        while child.try_wait().expect("try_wait").is_none() {
+            assert!(clock.elapsed().as_secs() < 60, "{command}: over a minute");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let output = child.wait_with_output().expect("its output");
+        let (out, err) = (
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr),
+        );
+        assert!(output.status.success(), "{command}: {err}\n{out}");
+        assert!(!out.trim().is_empty(), "{command}: no output");
+        ran.push(command);
+    }
+    println!("ran:\n{}\nnot run:\n{}", ran.join("\n"), skipped.join("\n"));
+    assert!(ran.len() >= 6, "{ran:?}");
+    // what the review command wrote, where it was told to
+    assert!(dir.join("reviewed.pgn").exists());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The README is for a user first: at most 450 lines; install, a first game and the strength
+/// line on its first screen; every source file in its list.
+#[test]
+fn the_readme_starts_with_what_a_user_needs() {
+    let text = readme();
+    let lines = text.lines().count();
+    assert!(lines <= 450, "README.md has {lines} lines, at most 450");
+    let first_screen: String = text.lines().take(50).collect::<Vec<_>>().join("\n");
+    for needed in [
+        "## Install",
+        "cargo install --path .",
+        "Rust 1.82",
+        "## A first game",
+        "level 1200",
+        "How strong is it?",
+        "UCI_Elo",
+        "CCRL",
+    ] {
+        assert!(
+            first_screen.contains(needed),
+            "{needed} on the first screen"
+        );
+    }
+    for gui in [
+        "Cute Chess",
+        "Arena",
+        "lichess-bot",
+        "python-chess",
+        "rmax.exe",
+    ] {
+        assert!(text.contains(gui), "{gui}");
+    }
+    for file in std::fs::read_dir("src").expect("src") {
+        let name = file
+            .expect("a file")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        if name.ends_with(".rs") && name != "lib.rs" {
+            assert!(text.contains(&format!("`{name}`")), "{name} in the README");
+        }
+    }
+    assert!(!text.contains("../shared"));
+}

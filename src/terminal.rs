@@ -1,7 +1,9 @@
 //! A person at the terminal: the board, moves in SAN or coordinates, and a few commands.
 //!
 //! rmax thinks on the search thread while input keeps arriving as events, so that Enter or
-//! `move` makes it move at once and `quit` leaves; other lines wait for its move.
+//! `move` makes it move at once and `quit` leaves; commands wait for its move, a move typed
+//! at the keyboard meanwhile is not kept, and piped lines are all done in order (see
+//! `while_thinking`). At a level the thinking line is a clock, not the search's line.
 
 use crate::explain::explain;
 use crate::game::{

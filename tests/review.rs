@@ -273,23 +273,20 @@ fn the_command_line_is_checked_and_explained() {
 fn a_time_a_position_and_the_default_output_file() {
     let dir = folder("time");
     let input = dir.join("short.pgn");
-    std::fs::write(
-        &input,
-        "[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Qh5 Ke7 *\n",
-    )
-    .expect("in");
+    let scholar = "[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n";
+    std::fs::write(&input, scholar).expect("the game");
     let input_arg = input.to_string_lossy().into_owned();
     let clock = std::time::Instant::now();
     let (status, out, err) = review(&[&input_arg, "--time", "0.05"]);
     assert!(status.success(), "{err}");
     assert!(clock.elapsed().as_secs_f64() < 5.0, "{:?}", clock.elapsed());
     assert!(out.contains("0.05 s a position"), "{out}");
-    // 2... Ke7 walks into nothing worse than a bad position: marked at least ?!
+    // 3... Nf6 allows the mate in one: seen at any depth the time gives
     let row = out
         .lines()
-        .find(|l| l.starts_with("2... Ke7"))
-        .expect("Ke7's row");
-    assert!(row.contains('?'), "{row}");
+        .find(|l| l.starts_with("3... Nf6"))
+        .expect("Nf6's row");
+    assert!(row.contains("??"), "{row}");
     assert_eq!(files_in(&dir), ["short-review.pgn", "short.pgn"]);
     let _ = std::fs::remove_dir_all(dir);
 }
@@ -321,5 +318,27 @@ fn the_terminal_reviews_the_game_so_far() {
     assert!(out.contains("9. Qb3?? { [%eval"), "{out}");
     // the game goes on
     assert!(say(&mut r, "fen").contains(" w - - 0 10"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `-` reads the PGN from standard input (a pipe from another tool).
+#[test]
+fn a_pgn_from_standard_input() {
+    let dir = folder("stdin");
+    let out = dir.join("piped.pgn");
+    let out_arg = out.to_string_lossy().into_owned();
+    let mut r = Rmax::start(&["review", "-", "--nodes", "2000", "--out", &out_arg]);
+    r.send_raw(b"[White \"A\"]\n[Black \"B\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n");
+    let (status, text, err) = r.wait(30.0);
+    assert!(status.success(), "{err}");
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("2. g4"))
+        .expect("g4's row");
+    assert!(row.contains("??"), "allows mate in one: {row}");
+    assert!(text.contains("2... Qh4#"), "{text}");
+    let annotated = std::fs::read_to_string(&out).expect("the annotated game");
+    assert!(annotated.contains(" 2. g4??"), "{annotated}");
+    assert!(annotated.contains("Qh4# 0-1"), "{annotated}");
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -17,10 +17,10 @@
 //!
 //! The marks. A move is marked by how much it lowered the mover's winning chances,
 //! `2 / (1 + exp(-0.00368208 cp)) - 1` (-1 lost, +1 won): `?!` from 0.1, `?` from 0.2, `??`
-//! from 0.3. These are lichess's curve and thresholds (its Advice.scala): the drop in winning
-//! chances, not in centipawns, because 300 cp given away at +9 changes nothing while at 0.00
-//! they lose the game, and lichess fitted the curve to its players' results, so the marks
-//! mean what players know them to mean.
+//! from 0.3. These are lichess's curve and thresholds (its Advice.scala). Why the winning
+//! chances and not centipawns: 300 cp given away at +10 cost 0.09 (no mark), at 0.00 they
+//! cost 0.5 (a blunder); and lichess fitted the curve to its games' results, so the marks mean
+//! what players know them to mean.
 
 use crate::game::{line_san, numbered, read_pgn, Game, Note, PgnGame};
 use crate::input::{int, short};
@@ -672,7 +672,7 @@ mod tests {
         assert_eq!(Mark::of(0.9), Some(Mark::Blunder));
         // the same centipawns weigh more near equality than in a won game
         let near = chances(0) - chances(-300);
-        let won = chances(900) - chances(600);
+        let won = chances(1000) - chances(700);
         assert!(near > 0.3 && won < 0.1, "{near} {won}");
         assert!((chances(0)).abs() < 1e-9 && chances(CAP_CP) < 1.0);
     }

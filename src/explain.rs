@@ -180,16 +180,22 @@ impl fmt::Display for Explanation {
         let ahead = side_name(self.ahead);
         let (mg, eg, phase) = (self.mg, self.eg, self.phase);
         let m = 8 - self.pawns;
+        // the count of the leading side's pawns, said as such ("White is ahead: 8 pawns" read
+        // as an advantage of eight pawns)
+        let pawns = match self.pawns {
+            1 => "1 pawn".to_string(),
+            n => format!("{n} pawns"),
+        };
         let who = if eg == 0 && mg == 0 {
-            format!("level: {ahead}'s")
+            format!("level; {ahead}'s {pawns} count")
         } else {
-            format!("{ahead} is ahead:")
+            format!("{ahead} leads and has {pawns}")
         };
         writeln!(f, "{rule}\n{:<26}{mg:>7}{eg:>7}", "Sum")?;
         writeln!(
             f,
-            "{:<26}{:>7}{:>7}  x {}/128 ({who} {} pawns, 128 - {m} * {m})",
-            "End game scaled", "", self.eg_scaled, self.scale, self.pawns
+            "{:<26}{:>7}{:>7}  x {}/128 ({who}: 128 - {m} * {m})",
+            "End game scaled", "", self.eg_scaled, self.scale
         )?;
         writeln!(
             f,

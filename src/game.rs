@@ -141,80 +141,34 @@ impl Game {
         Some(numbered(before, *self.moves.last()?))
     }
 
-    /// Reads a game in PGN: the FEN tag if there is one, then the moves in SAN (comments,
-    /// variations, move numbers and annotations are skipped), up to the result.
+    /// Reads the first game of a PGN text, leniently (a person's file for `load`): the moves
+    /// up to its result or to its end, none needed. Comments, variations, move numbers and
+    /// annotations are skipped; a FEN tag sets the start.
     pub fn from_pgn(text: &str) -> Result<Game, String> {
-        let mut start = start_board();
-        let mut movetext = String::new();
-        for line in text.lines().map(str::trim) {
-            if let Some(tag) = line.strip_prefix('[') {
-                if !movetext.trim().is_empty() {
-                    break; // the next game's tags: only the first game is read
-                }
-                let (name, value) = tag
-                    .trim_end_matches(']')
-                    .split_once(' ')
-                    .unwrap_or(("", ""));
-                if name == "FEN" {
-                    let fen = value.trim().trim_matches('"');
-                    start = parse_fen(fen).map_err(|e| format!("bad FEN tag: {e}"))?;
-                }
-            } else if !line.starts_with('%') {
-                movetext += line;
-                movetext.push('\n');
-            }
-        }
-        let (mut plain, mut variation, mut comment) = (String::new(), 0, None);
-        for c in movetext.chars() {
-            match (comment, c) {
-                (Some(end), _) if c == end => comment = None,
-                (Some(_), _) => {}
-                (None, '{') => comment = Some('}'),
-                (None, ';') => comment = Some('\n'),
-                (None, '(') => variation += 1,
-                (None, ')') => variation -= 1,
-                (None, _) if variation > 0 => {}
-                // a separator, so that `{a comment}e4` and `1.e4` still split
-                (None, '.') => plain += ". ",
-                (None, _) => plain.push(c),
-            }
-            if comment.is_some() {
-                plain.push(' ');
-            }
-        }
-        let mut game = Game::new(start);
-        for word in plain.split_whitespace() {
-            let number = word.trim_end_matches('.');
-            if matches!(word, "1-0" | "0-1" | "1/2-1/2" | "*") {
-                break;
-            }
-            if word.ends_with('.') && number.bytes().all(|b| b.is_ascii_digit())
-                || word.starts_with('$')
-                || matches!(word, "e." | "p." | "ep")
-            {
-                continue;
-            }
-            match read_move(game.board(), word) {
-                Parsed::Move(m) => game.push(m),
-                _ => {
-                    let board = game.board();
-                    let at = if board.side == 8 { "." } else { "..." };
-                    return Err(format!(
-                        "move {}{at} '{}' is not legal there",
-                        board.full,
-                        short(word)
-                    ));
-                }
-            }
-        }
-        Ok(game)
+        let games = read_pgn(text, false)?;
+        Ok(games
+            .into_iter()
+            .next()
+            .map_or_else(|| Game::new(start_board()), |g| g.game))
     }
 
     /// The game as PGN: the tags (the seven required ones, then `extra`), a blank line, and
     /// the moves wrapped at 80 columns.
     pub fn pgn(&self, white: &str, black: &str, extra: &[(&str, String)]) -> String {
         let result = self.end().map_or("*", End::score);
-        let mut tags = vec![
+        self.pgn_with(&self.tags(white, black, extra), &[], result)
+    }
+
+    /// The game's tags: the seven required ones (the date today's, the result the game's),
+    /// then `extra`, then SetUp and FEN when it did not start from the start position.
+    pub fn tags(
+        &self,
+        white: &str,
+        black: &str,
+        extra: &[(&str, String)],
+    ) -> Vec<(String, String)> {
+        let result = self.end().map_or("*", End::score);
+        let mut tags: Vec<(String, String)> = [
             ("Event", "rmax game".to_string()),
             ("Site", "?".into()),
             ("Date", today()),
@@ -222,39 +176,388 @@ impl Game {
             ("White", white.into()),
             ("Black", black.into()),
             ("Result", result.into()),
-        ];
-        tags.extend(extra.iter().cloned());
+        ]
+        .into_iter()
+        .chain(extra.iter().cloned())
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
         if self.start.fen() != START {
-            tags.extend([("SetUp", "1".into()), ("FEN", self.start.fen())]);
+            tags.push(("SetUp".into(), "1".into()));
+            tags.push(("FEN".into(), self.start.fen()));
         }
+        tags
+    }
+
+    /// The game as PGN with the tags given (in their order), `notes` on its moves (by ply;
+    /// fewer notes than moves: the rest have none) and `result` as the movetext's end.
+    pub fn pgn_with(&self, tags: &[(String, String)], notes: &[Note], result: &str) -> String {
         let mut text: String = tags
             .iter()
-            .map(|(k, v)| format!("[{k} \"{v}\"]\n"))
+            .map(|(k, v)| {
+                format!(
+                    "[{k} \"{}\"]\n",
+                    v.replace('\\', "\\\\").replace('"', "\\\"")
+                )
+            })
             .collect();
         text.push('\n');
-        let mut words = vec![];
+        let mut units = vec![];
+        let mut noted = false; // the move before had words after it: Black's needs its number
         for (i, (board, &m)) in self.positions().zip(&self.moves).enumerate() {
             if board.side == 8 {
-                words.push(format!("{}.", board.full));
-            } else if i == 0 {
-                words.push(format!("{}...", board.full));
+                units.push(format!("{}.", board.full));
+            } else if i == 0 || noted {
+                units.push(format!("{}...", board.full));
             }
-            words.push(san(board, m));
+            let note = notes.get(i);
+            units.push(san(board, m) + note.map_or("", |n| n.suffix.as_str()));
+            units.extend(note.map_or(&[][..], |n| &n.after).iter().cloned());
+            noted = note.is_some_and(|n| !n.after.is_empty());
         }
-        words.push(result.to_string());
-        let mut line = String::new();
-        for word in words {
-            if !line.is_empty() && line.len() + 1 + word.len() > 80 {
-                text += &line;
-                text.push('\n');
-                line.clear();
-            }
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line += &word;
+        units.push(result.to_string());
+        text + &wrap(&units, 80)
+    }
+}
+
+/// What a review adds to a move in PGN: a suffix to its SAN (`??`) and units of text after
+/// it (a comment, a variation), each kept whole on a line.
+#[derive(Clone, Debug, Default)]
+pub struct Note {
+    pub suffix: String,
+    pub after: Vec<String>,
+}
+
+/// Units of text joined by spaces into lines of at most `width` columns (a unit longer than
+/// that has a line of its own).
+fn wrap(units: &[String], width: usize) -> String {
+    let (mut text, mut line) = (String::new(), String::new());
+    for unit in units {
+        if !line.is_empty() && line.chars().count() + 1 + unit.chars().count() > width {
+            text += &line;
+            text.push('\n');
+            line.clear();
         }
-        text + &line
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line += unit;
+    }
+    text + &line
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading PGN: any file a site or a GUI wrote, one game or many
+// ---------------------------------------------------------------------------------------
+
+/// A game read from PGN: its tags as they came, the game, and the result that ended its
+/// movetext (`1-0`, `0-1`, `1/2-1/2`, `*`; None when the text just stopped).
+pub struct PgnGame {
+    pub tags: Vec<(String, String)>,
+    pub game: Game,
+    pub result: Option<String>,
+}
+
+fn tag_value<'a>(tags: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    tags.iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// A piece of PGN text.
+enum Token {
+    Tag(String, String),
+    /// A move, or whatever stands where a move should.
+    Word(String),
+    Result(String),
+    /// Text that is not PGN, with what is wrong with it.
+    Bad(String),
+}
+
+/// Cuts PGN text into tags, moves and results. Comments (`{...}`, `; ...`), variations
+/// (`(...)`, nested), escape lines (`%`), move numbers (`12.`, `12...`), NAGs (`$4`),
+/// annotation glyphs (`!?` standing alone) and `e.p.` are left out; what cannot be read
+/// becomes a Bad token, for the reader to report with the game it is in.
+fn tokens(text: &str) -> Vec<Token> {
+    let mut out = vec![];
+    let chars: Vec<char> = text.chars().collect();
+    let (mut i, mut depth, mut line_start) = (0, 0usize, true);
+    while i < chars.len() {
+        let c = chars[i];
+        let at_line_start = line_start;
+        line_start = c == '\n';
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        match c {
+            '%' if at_line_start => i = end_of_line(&chars, i),
+            ';' => i = end_of_line(&chars, i),
+            '{' => match chars[i..].iter().position(|&c| c == '}') {
+                Some(n) => {
+                    line_start = false;
+                    i += n + 1;
+                }
+                None => {
+                    out.push(Token::Bad(
+                        "a comment opened with '{' is never closed".into(),
+                    ));
+                    return out;
+                }
+            },
+            '(' => (depth, i) = (depth + 1, i + 1),
+            ')' if depth == 0 => {
+                out.push(Token::Bad("a ')' closes no variation".into()));
+                i += 1;
+            }
+            ')' => (depth, i) = (depth - 1, i + 1),
+            '[' if depth == 0 => {
+                let end = end_of_line(&chars, i);
+                let line: String = chars[i..end].iter().collect();
+                let (token, used) = tag(&line);
+                out.push(token);
+                i += used;
+            }
+            _ => {
+                let end = (i..chars.len())
+                    .find(|&j| chars[j].is_whitespace() || "{}()[];".contains(chars[j]))
+                    .unwrap_or(chars.len());
+                let word: String = chars[i..end].iter().collect();
+                i = end.max(i + 1);
+                if depth == 0 {
+                    out.extend(word_token(&word));
+                }
+            }
+        }
+    }
+    if depth > 0 {
+        out.push(Token::Bad(
+            "a variation opened with '(' is never closed".into(),
+        ));
+    }
+    out
+}
+
+/// Where the line that `i` is on ends (its newline's index, or the text's end).
+fn end_of_line(chars: &[char], i: usize) -> usize {
+    (i..chars.len())
+        .find(|&j| chars[j] == '\n')
+        .unwrap_or(chars.len())
+}
+
+/// A tag at the start of `line` (`[Name "value"]`, `\"` and `\\` escaped in the value): the
+/// token and the characters it took (a bad one takes the line).
+fn tag(line: &str) -> (Token, usize) {
+    let bad = || {
+        let msg = format!(
+            "bad tag '{}' (a tag is [Name \"value\"])",
+            crate::input::clean(line.trim(), 60)
+        );
+        (Token::Bad(msg), line.chars().count())
+    };
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = 1;
+    let skip = |i: &mut usize| {
+        while chars.get(*i).is_some_and(|c| c.is_whitespace()) {
+            *i += 1;
+        }
+    };
+    skip(&mut i);
+    let name_start = i;
+    while chars
+        .get(i)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+    {
+        i += 1;
+    }
+    let name: String = chars[name_start..i].iter().collect();
+    skip(&mut i);
+    if name.is_empty() || chars.get(i) != Some(&'"') {
+        return bad();
+    }
+    i += 1;
+    let mut value = String::new();
+    loop {
+        match chars.get(i) {
+            Some('\\') if matches!(chars.get(i + 1), Some('"' | '\\')) => {
+                value.push(chars[i + 1]);
+                i += 2;
+            }
+            Some('"') => break,
+            Some(&c) => {
+                value.push(c);
+                i += 1;
+            }
+            None => return bad(),
+        }
+    }
+    i += 1;
+    skip(&mut i);
+    if chars.get(i) != Some(&']') {
+        return bad();
+    }
+    (Token::Tag(name, value), i + 1)
+}
+
+/// The token of a word of movetext: a result, a move (its move number cut off: `12.e4`), or
+/// nothing (a move number, a NAG, a glyph, `e.p.`).
+fn word_token(word: &str) -> Option<Token> {
+    if matches!(word, "1-0" | "0-1" | "1/2-1/2" | "*") {
+        return Some(Token::Result(word.to_string()));
+    }
+    let digits = word.trim_start_matches(|c: char| c.is_ascii_digit());
+    let rest = if digits.len() < word.len() && digits.starts_with('.') {
+        digits.trim_start_matches('.')
+    } else {
+        word
+    };
+    let glyph = rest.chars().all(|c| c == '!' || c == '?');
+    if rest.is_empty() || glyph || rest.starts_with('$') || matches!(rest, "e.p." | "ep") {
+        return None;
+    }
+    Some(Token::Word(rest.to_string()))
+}
+
+/// Reads the games of a PGN text. `strict` (a review): every game, each ended by a result,
+/// and an error names the game (`game 2 (Carlsen - Nakamura): ...`). Not strict (`load`):
+/// the first game only, its result optional. Either way a bad tag, a FEN that is not one, a
+/// variant other than standard chess, an unclosed comment or a move that is not legal (or
+/// is ambiguous) is an error that says where.
+pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
+    let mut games: Vec<PgnGame> = vec![];
+    let (mut tags, mut game): (Vec<(String, String)>, Option<Game>) = (vec![], None);
+    let name = |number: usize, tags: &[(String, String)]| {
+        let who = match (tag_value(tags, "White"), tag_value(tags, "Black")) {
+            (None, None) => String::new(),
+            (w, b) => format!(
+                " ({} - {})",
+                short(w.unwrap_or("?")),
+                short(b.unwrap_or("?"))
+            ),
+        };
+        if strict {
+            format!("game {number}{who}: ")
+        } else {
+            String::new()
+        }
+    };
+    for token in tokens(text) {
+        let number = games.len() + 1;
+        match token {
+            Token::Tag(..) if game.is_some() => {
+                if !strict {
+                    break; // the next game's tags: only the first game is read
+                }
+                let g = game.take().expect("a game");
+                return Err(format!(
+                    "{}{} before the next game's tags: is it cut short?",
+                    name(number, &tags),
+                    no_result(&g)
+                ));
+            }
+            Token::Tag(k, v) => tags.push((k, v)),
+            Token::Bad(e) => return Err(format!("{}{e}", name(number, &tags))),
+            Token::Word(word) => {
+                let g = match &mut game {
+                    Some(g) => g,
+                    None => {
+                        game.insert(first_position(&tags).map_err(|e| name(number, &tags) + &e)?)
+                    }
+                };
+                play(g, &word).map_err(|e| name(number, &tags) + &e)?;
+            }
+            Token::Result(result) => {
+                let g = match game.take() {
+                    Some(g) => g,
+                    None => first_position(&tags).map_err(|e| name(number, &tags) + &e)?,
+                };
+                games.push(PgnGame {
+                    tags: std::mem::take(&mut tags),
+                    game: g,
+                    result: Some(result),
+                });
+                if !strict {
+                    return Ok(games);
+                }
+            }
+        }
+    }
+    // the text ended in the middle of a game (or after its tags)
+    if game.is_some() || !tags.is_empty() {
+        let number = games.len() + 1;
+        let g = match game {
+            Some(g) => g,
+            None => first_position(&tags).map_err(|e| name(number, &tags) + &e)?,
+        };
+        if strict {
+            return Err(format!(
+                "{}{} at the end of the file: is it cut short?",
+                name(number, &tags),
+                no_result(&g)
+            ));
+        }
+        games.push(PgnGame {
+            tags,
+            game: g,
+            result: None,
+        });
+    }
+    if strict && games.is_empty() {
+        return Err(
+            "no game found (a PGN game is tags like [White \"...\"] and moves like 1. e4 e5)"
+                .into(),
+        );
+    }
+    Ok(games)
+}
+/// The start of a game from its tags: the FEN tag's position, or the start position. A
+/// variant other than standard chess is refused (its moves would be read as chess).
+fn first_position(tags: &[(String, String)]) -> Result<Game, String> {
+    if let Some(variant) = tag_value(tags, "Variant") {
+        let standard = ["standard", "chess", "from position", "normal", ""];
+        if !standard.contains(&variant.trim().to_ascii_lowercase().as_str()) {
+            return Err(format!(
+                "the variant '{}' is not standard chess, the only game rmax plays",
+                short(variant)
+            ));
+        }
+    }
+    match tag_value(tags, "FEN") {
+        Some(fen) => parse_fen(fen.trim())
+            .map(Game::new)
+            .map_err(|e| format!("bad FEN tag: {e}")),
+        None => Ok(Game::new(start_board())),
+    }
+}
+
+/// Plays the move `word` (SAN or coordinates) in `game`, or says which move is wrong.
+fn play(game: &mut Game, word: &str) -> Result<(), String> {
+    let board = game.board();
+    let at = format!(
+        "move {}{} '{}'",
+        board.full,
+        if board.side == 8 { "." } else { "..." },
+        short(word)
+    );
+    match read_move(board, word) {
+        Parsed::Move(m) => {
+            game.push(m);
+            Ok(())
+        }
+        Parsed::Ambiguous(moves) => {
+            let moves: Vec<String> = moves.iter().map(|&m| san(board, m)).collect();
+            Err(format!("{at} is ambiguous there: {}", moves.join(" or ")))
+        }
+        Parsed::Illegal | Parsed::NotAMove => Err(format!("{at} is not legal there")),
+    }
+}
+
+/// How a game's movetext stopped short of a result.
+fn no_result(game: &Game) -> String {
+    match game.last_numbered() {
+        Some(last) => {
+            format!("the moves stop after {last} with no result (1-0, 0-1, 1/2-1/2, *)")
+        }
+        None => "the game has no moves and no result (1-0, 0-1, 1/2-1/2, *)".into(),
     }
 }
 

@@ -6,8 +6,8 @@
 //! `clock.rs`, the search thread in `searcher.rs`, what every mode prints alike (version,
 //! scores, lines of moves, the board) in `output.rs`, the evaluation explained term by term
 //! in `explain.rs`; the protocols in `uci.rs`, `xboard.rs` and `terminal.rs`; the game
-//! record, SAN and PGN in `game.rs`. README.md's
-//! "Robustness and source files" lists them all.
+//! record, SAN and PGN in `game.rs`; `rmax review` in `review.rs`. README.md's "The engine,
+//! for students" lists them all.
 
 use rmax::{Board, START};
 use std::io::{IsTerminal, Write};
@@ -30,6 +30,7 @@ mod input;
 mod level;
 mod output;
 mod pace;
+mod review;
 mod searcher;
 mod terminal;
 mod uci;
@@ -56,7 +57,7 @@ fn main() {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     match args.as_slice() {
         [] => interactive(),
-        ["perft", depth, fen @ ..] => perft_cli(depth, &fen.join(" ")),
+        ["perft", depth, fen @ ..] => perft_cli(depth, fen),
         ["bench"] => bench(BENCH_DEPTH),
         ["bench", depth] => match depth.parse() {
             Ok(d @ 1..=64) => bench(d),
@@ -65,11 +66,46 @@ fn main() {
                 short(depth)
             )),
         },
-        ["eval", fen @ ..] => eval_cli(&fen.join(" ")),
+        ["eval", fen @ ..] => eval_cli(fen),
         ["datagen", rest @ ..] => datagen::run(rest).unwrap_or_else(|e| fail(&e)),
+        ["review", rest @ ..] => review::run(rest),
         ["-h" | "--help"] => usage(0),
         ["-V" | "--version"] => say!("rmax {VERSION}"),
-        _ => usage(2),
+        _ => {
+            // what was wrong first, then the usage: a bare usage leaves the reader guessing
+            let _ = writeln!(std::io::stderr(), "rmax: {}\n", complaint(&args));
+            usage(2)
+        }
+    }
+}
+
+/// What is wrong with arguments that match no command line.
+fn complaint(args: &[&str]) -> String {
+    match args {
+        ["perft"] => "perft needs a depth: rmax perft N [FEN]".into(),
+        ["bench", _, extra, ..] => format!("bench takes one depth, not also '{}'", short(extra)),
+        [word @ ("uci" | "xboard"), ..] => {
+            format!("{word} is typed to rmax, not given as an argument: run rmax, then type {word}")
+        }
+        [word @ ("-h" | "--help" | "-V" | "--version"), extra, ..] => {
+            format!("{word} takes no argument, not '{}'", short(extra))
+        }
+        [word, ..] => format!("unknown command '{}'", short(word)),
+        [] => "no command".into(),
+    }
+}
+
+/// The FEN of a command line: the start position when none is given, an error when an
+/// argument is there but empty (`rmax eval ''`: a script's variable that came out empty should
+/// not quietly turn into the start position).
+fn fen_argument(command: &str, words: &[&str]) -> String {
+    let fen = words.join(" ");
+    match (words.is_empty(), fen.trim().is_empty()) {
+        (true, _) => START.to_string(),
+        (false, true) => fail(&format!(
+            "{command}: the FEN is empty (leave it out for the start position)"
+        )),
+        (false, false) => fen,
     }
 }
 
@@ -86,6 +122,10 @@ usage:
                       the last line is `<nodes> nodes <speed> nps`
   rmax eval [FEN]     the evaluation explained, a row per group of terms
                       (default: start)
+  rmax review FILE [--time S | --nodes N] [--out FILE]
+                      every move of the games in a PGN file scored, marked ?!, ? or ??,
+                      the better move shown; the annotated games written to --out
+                      (default game-review.pgn); rmax review --help for more
   rmax datagen GAMES FILE [--nodes N] [--seed S] [--threads T]
                [--label-nodes N] [--label-depth D]
                [--teacher CMD [--teacher-nodes N] [--teacher-depth D]]
@@ -107,26 +147,37 @@ fn fail(msg: &str) -> ! {
     std::process::exit(2)
 }
 
-fn perft_cli(depth: &str, fen: &str) {
+fn perft_cli(depth: &str, fen: &[&str]) {
     let Ok(depth) = depth.parse::<u32>() else {
         fail(&format!("perft: '{}' is not a depth", short(depth)))
     };
-    let fen = if fen.trim().is_empty() { START } else { fen };
-    let board = parse_fen(fen).unwrap_or_else(|e| fail(&format!("perft: bad FEN: {e}")));
+    let fen = fen_argument("perft", fen);
+    let board = parse_fen(&fen).unwrap_or_else(|e| fail(&format!("perft: bad FEN: {e}")));
     let clock = Instant::now();
     let nodes = divide(&board, depth);
     let secs = clock.elapsed().as_secs_f64();
     say!(
-        "\nTime: {secs:.3} s, {:.0} leaves per second",
-        nodes as f64 / secs.max(1e-6)
+        "\nTime: {}, {:.0} leaves per second",
+        duration_text(secs),
+        nodes as f64 / secs.max(1e-9)
     );
     say!("Nodes searched: {nodes}");
 }
 
+/// A time to read beside a speed: seconds, or milliseconds below a second (perft 3 takes a
+/// third of one, and "0.000 s" beside "28696597 leaves per second" reads as nonsense).
+fn duration_text(secs: f64) -> String {
+    if secs >= 1.0 {
+        format!("{secs:.3} s")
+    } else {
+        format!("{:.3} ms", secs * 1000.0)
+    }
+}
+
 /// `rmax eval [FEN]`: the table of `explain`, its last line `Board::eval`.
-fn eval_cli(fen: &str) {
-    let fen = if fen.trim().is_empty() { START } else { fen };
-    let board = parse_fen(fen).unwrap_or_else(|e| fail(&format!("eval: bad FEN: {e}")));
+fn eval_cli(fen: &[&str]) {
+    let fen = fen_argument("eval", fen);
+    let board = parse_fen(&fen).unwrap_or_else(|e| fail(&format!("eval: bad FEN: {e}")));
     say!("{}", explain::explain(&board, &rmax::W));
 }
 

@@ -52,6 +52,8 @@ pub struct Searcher {
     /// Numbers the searches; with `notify`, a search sends Event::Done(id) when it is done.
     id: u64,
     notify: Option<Sender<Event>>,
+    /// The job away is a perft (`perft`), not a search.
+    counting: bool,
 }
 
 impl Searcher {
@@ -69,6 +71,7 @@ impl Searcher {
             mb: HASH_MB,
             id: 0,
             notify,
+            counting: false,
         }
     }
 
@@ -196,6 +199,7 @@ impl Searcher {
         let mut helpers = std::mem::take(&mut self.helpers);
         self.stop = stop;
         self.id += 1;
+        self.counting = false;
         let (id, notify) = (self.id, self.notify.clone());
         self.away = Some(thread::spawn(move || {
             let (best, info) = job(&mut engine, &mut helpers);
@@ -229,6 +233,16 @@ impl Searcher {
             say!("\nNodes searched: {total}");
             (None, Info::default())
         });
+        self.counting = true;
+    }
+
+    /// Lets a running perft end by itself and waits for it: a command after `go perft 2` is
+    /// meant for after its answer, which takes microseconds (only `stop` ends a perft early).
+    /// A search is left alone.
+    pub fn let_perft_end(&mut self) {
+        if self.counting && self.busy() {
+            self.join();
+        }
     }
 
     /// Replaces the hash table with one of `mb` MB. The old table is freed first, so that

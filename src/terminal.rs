@@ -1,14 +1,19 @@
 //! A person at the terminal: the board, moves in SAN or coordinates, and a few commands.
 //!
 //! rmax thinks on the search thread while input keeps arriving as events, so that Enter or
-//! `move` makes it move at once and `quit` leaves; other lines wait for its move.
+//! `move` makes it move at once and `quit` leaves; commands wait for its move, a move typed
+//! at the keyboard meanwhile is not kept, and piped lines are all done in order (see
+//! `while_thinking`). At a level the thinking line is a clock, not the search's line.
 
 use crate::explain::explain;
-use crate::game::{colour, letter, line_san, numbered, read_move, san, start_board, Game, Parsed};
-use crate::input::{int, parse_fen, short, split_word, Event};
+use crate::game::{
+    colour, letter, line_san, numbered, read_move, san, start_board, End, Game, Parsed,
+};
+use crate::input::{int, parse_fen, short, split_word, Event, MAX_LINE};
 use crate::level::{Level, ELO_MAX, ELO_MIN};
 use crate::output::{diagram, Score, VERSION};
 use crate::pace::{self, HumanPace};
+use crate::review;
 use crate::searcher::{lock, Searcher, MAX_THREADS};
 use rmax::{Board, Info, Limits, W};
 use std::collections::VecDeque;
@@ -20,7 +25,8 @@ use std::time::Instant;
 
 pub const HELP: &str =
     "Moves: SAN (e4, Nf3, exd5, O-O, O-O-O, e8=Q, Nbd7) or coordinates (e2e4, e7e8q).
-While rmax thinks: Enter or move makes it move now; other lines wait for its move.
+While rmax thinks: Enter or move makes it move now; quit too, and then leaves. Commands
+wait for its move; a move typed at the keyboard is not kept (type it after rmax's move).
 Commands:
   new             a new game (you keep your colour)
   undo            take back your last move and rmax's reply
@@ -39,7 +45,7 @@ Commands:
   analyse [n]     the n best lines of the position (default 3; 1 to 10), deeper and
                   deeper until Enter (also: analyze)
   board           show the board (the last move's squares in brackets)
-  eval            the evaluation of the position, a row per group of terms
+  eval [FEN]      the evaluation of the position (or of FEN), a row per group of terms
   flip            turn the board around
   unicode on|off  chess symbols for the pieces, or letters
   moves           list the legal moves
@@ -48,6 +54,9 @@ Commands:
   pgn             print the game so far as PGN
   save <file>     write the game as PGN to a file
   load <file>     read a game (PGN) or a position (FEN); you play the side to move
+  review [s]      the game so far reviewed: each move scored, ?! ? ?? marked, the better
+                  move shown, a summary per side and the annotated PGN (s seconds a
+                  position, default 0.5; rmax review FILE does a PGN file)
   quit            leave (also Ctrl-D)";
 
 /// The longest think `time` accepts, in seconds.
@@ -64,6 +73,15 @@ const ANALYSIS_LINES: i64 = 3;
 const ANALYSIS_MAX: i64 = 10;
 /// Clears the rest of the terminal line (after `\r`).
 const CLEAR_LINE: &str = "\r\x1b[K";
+/// How often the thinking line's clock is rewritten at a level (ms).
+const TICK_MS: u64 = 100;
+/// The words `command` obeys. At the keyboard, a line typed while rmax thinks that starts
+/// with none of them is a move (or a slip), and is not kept for later (see `while_thinking`).
+const COMMANDS: [&str; 30] = [
+    "help", "?", "new", "undo", "go", "white", "black", "flip", "unicode", "time", "depth",
+    "level", "pace", "threads", "analyse", "analyze", "fen", "setboard", "moves", "board", "eval",
+    "pgn", "save", "load", "hint", "resign", "review", "quit", "exit", "move",
+];
 
 /// How long the engine thinks in the terminal.
 #[derive(Clone, Copy)]
@@ -102,6 +120,9 @@ pub struct Terminal {
     /// and shows its lines in `view`.
     analysing: bool,
     view: Arc<Mutex<View>>,
+    /// At a level on a terminal, the thinking line shows a running clock (no line of moves,
+    /// which could differ from the move the level picks): true while it may be drawn.
+    clock_shown: Arc<Mutex<bool>>,
 }
 
 /// The lines `analyse` shows. On a terminal they stay in a block of screen lines that is
@@ -153,6 +174,7 @@ impl Terminal {
             thinking_since: Instant::now(),
             analysing: false,
             view: Arc::default(),
+            clock_shown: Arc::default(),
         }
     }
 
@@ -186,18 +208,21 @@ impl Terminal {
                 }
             }
             match input.recv() {
-                Ok(Event::Line(line)) if self.search.busy() => {
-                    if !self.while_thinking(line) {
-                        return;
-                    }
-                }
+                Ok(Event::Line(line)) if self.search.busy() => self.while_thinking(line),
                 Ok(Event::Line(line)) => {
                     if !self.command(&line) {
                         return;
                     }
                 }
                 Ok(Event::TooLong(bytes)) => {
-                    say!("That line is too long ({bytes} bytes); ignored.");
+                    let busy = self.search.busy();
+                    if busy {
+                        self.clear_thinking_text();
+                    }
+                    say!("That line is too long ({bytes} bytes, at most {MAX_LINE}); ignored.");
+                    if busy {
+                        self.redraw_thinking();
+                    }
                 }
                 Ok(Event::Done(id)) => {
                     if self.search.is_current(id) && self.analysing {
@@ -223,49 +248,71 @@ impl Terminal {
         }
     }
 
-    /// A line typed while rmax thinks; false for `quit`.
-    fn while_thinking(&mut self, line: String) -> bool {
+    /// A line typed while rmax thinks (or analyses). Enter and `move` make it move now;
+    /// `quit` too, and then it leaves, unless lines are waiting: then `quit` waits behind
+    /// them, so that piped lines are all done in order (`e4`, `pgn`, `quit`: the reply, the
+    /// PGN, the end). Commands wait for the move. A move typed at the keyboard is not kept:
+    /// it was meant for the position before rmax's reply, and played after it, unasked, it
+    /// could be a blunder; piped moves (a script's) wait like commands.
+    fn while_thinking(&mut self, line: String) {
         if self.live && self.keyboard {
             // the terminal echoed the line and its Enter after the thinking line: back up to
             // that line, so that what follows replaces both
             print_now("\x1b[A");
         }
         let (cmd, _) = split_word(&line);
-        match cmd.to_ascii_lowercase().as_str() {
+        let cmd = cmd.to_ascii_lowercase();
+        let waits = if self.analysing {
+            "waits until the analysis stops (Enter: stop)"
+        } else {
+            "waits until rmax has moved (Enter: move now)"
+        };
+        match cmd.as_str() {
             "" | "move" => self.search.stop(),
-            "quit" | "exit" => {
-                self.search.finish();
-                self.clear_thinking();
-                return false;
+            "quit" | "exit" if self.waiting.is_empty() => {
+                self.search.stop();
+                self.leaving = true;
             }
-            _ if self.analysing => {
-                self.clear_thinking();
+            word if self.keyboard && !self.analysing && !COMMANDS.contains(&word) => {
+                self.clear_thinking_text();
                 say!(
-                    "{}: waits until the analysis stops (Enter: stop).",
+                    "{}: not kept, rmax is to move (type it again after its move).",
                     short(&line)
                 );
-                self.waiting.push_back(line);
-                if self.live {
-                    let mut view = lock(&self.view);
-                    view.drawn = 0; // the block again, below the notice
-                    view.draw();
-                }
+                self.redraw_thinking();
             }
             _ => {
-                self.clear_thinking();
+                self.clear_thinking_text();
                 // (not quoted as in the answers to commands, so that a script waiting for
                 // the answer to a line cannot take this notice for it)
-                say!(
-                    "{}: waits until rmax has moved (Enter: move now).",
-                    short(&line)
-                );
+                say!("{}: {waits}.", short(&line));
                 self.waiting.push_back(line);
-                if self.live {
-                    print_now(THINKING);
-                }
+                self.redraw_thinking();
             }
         }
-        true
+    }
+
+    /// Wipes the thinking line or the analysis block's last line, so that a notice can take
+    /// its place.
+    fn clear_thinking_text(&self) {
+        if self.live {
+            print_now(CLEAR_LINE);
+        }
+    }
+
+    /// After a notice: the thinking line again below it (the analysis block, or the clock's
+    /// next tick, redraws itself).
+    fn redraw_thinking(&self) {
+        if !self.live {
+            return;
+        }
+        if self.analysing {
+            let mut view = lock(&self.view);
+            view.drawn = 0; // the block again, below the notice
+            view.draw();
+        } else {
+            print_now(THINKING);
+        }
     }
 
     /// Obeys one line; false for `quit`.
@@ -304,7 +351,8 @@ impl Terminal {
             },
             "moves" => self.list_moves(),
             "board" => self.show(),
-            "eval" => say!("{}", explain(self.game.board(), &W)),
+            "eval" => self.eval(arg),
+            "review" => self.review(arg),
             "pgn" => say!("{}", self.pgn()),
             "save" => self.save(arg),
             "load" => self.load(arg),
@@ -314,6 +362,37 @@ impl Terminal {
             _ => self.human_move(line),
         }
         true
+    }
+
+    /// `eval [FEN]`: the evaluation explained, of the position now or of FEN (which changes
+    /// nothing in the game).
+    fn eval(&self, fen: &str) {
+        if fen.is_empty() {
+            return say!("{}", explain(self.game.board(), &W));
+        }
+        match parse_fen(fen) {
+            Ok(board) => say!("{}", explain(&board, &W)),
+            Err(e) => say!("Bad FEN: {e} (eval alone: the position now)"),
+        }
+    }
+
+    /// `review [seconds]`: the game so far, each move scored (review.rs), on this thread: the
+    /// progress line shows how far it is.
+    fn review(&mut self, arg: &str) {
+        let budget = match arg {
+            "" => review::Budget::default(),
+            _ => match review::Budget::seconds(arg) {
+                Ok(budget) => budget,
+                Err(e) => return say!("review {e}, e.g. review 0.2"),
+            },
+        };
+        if self.game.moves.is_empty() {
+            return say!("No moves to review yet.");
+        }
+        let tags = self.pgn_tags();
+        let result = self.game.end().map_or("*", End::score);
+        let text = review::review_game(&self.game, &tags, result, budget, self.live);
+        say!("{text}");
     }
 
     /// `go`: rmax takes the side to move, the person the other.
@@ -344,7 +423,10 @@ impl Terminal {
         match int(arg) {
             Some(d @ 1..=64) => {
                 self.limit = Limit::Depth(d as i32);
-                say!("rmax searches {d} plies per move, however long it takes (Enter: move now).");
+                say!(
+                    "rmax searches {} per move, however long it takes (Enter: move now).",
+                    plies(d)
+                );
             }
             _ => say!("depth needs a number of plies from 1 to 64, e.g. depth 6"),
         }
@@ -482,7 +564,7 @@ impl Terminal {
     fn settings(&self) -> String {
         let limit = match self.limit {
             Limit::Millis(ms) => format!("rmax thinks {} s per move", ms as f64 / 1000.0),
-            Limit::Depth(d) => format!("rmax searches {d} plies per move"),
+            Limit::Depth(d) => format!("rmax searches {} per move", plies(d.into())),
         };
         let threads = match self.search.threads() {
             1 => String::new(),
@@ -540,6 +622,18 @@ impl Terminal {
     /// The game so far as PGN, with the person's name on their side, and rmax's rating
     /// (WhiteElo or BlackElo) when it plays at a level.
     fn pgn(&self) -> String {
+        let (white, black, elo) = self.players();
+        self.game.pgn(&white, &black, &elo)
+    }
+
+    /// The tags of the game's PGN (see `pgn`).
+    fn pgn_tags(&self) -> Vec<(String, String)> {
+        let (white, black, elo) = self.players();
+        self.game.tags(&white, &black, &elo)
+    }
+
+    /// White's and Black's names, and rmax's rating tag at a level.
+    fn players(&self) -> (String, String, Vec<(&'static str, String)>) {
         let (me, rmax) = ("You".to_string(), format!("rmax {VERSION}"));
         let (white, black) = if self.human == 8 {
             (me, rmax)
@@ -551,12 +645,12 @@ impl Terminal {
         } else {
             "WhiteElo"
         };
-        let elo: Vec<(&str, String)> = self
+        let elo = self
             .level
             .map(|level| (tag, level.elo.to_string()))
             .into_iter()
             .collect();
-        self.game.pgn(&white, &black, &elo)
+        (white, black, elo)
     }
 
     /// `hint`: what rmax would play in the person's place, after a short search.
@@ -606,6 +700,12 @@ impl Terminal {
                     moves.join(" or ")
                 );
             }
+            // in check, the reason most moves are illegal, which a person easily misses
+            Parsed::Illegal if board.in_check() => say!(
+                "Illegal move '{}': {} is in check (type moves to list the legal moves).",
+                short(text),
+                colour(board.side)
+            ),
             Parsed::Illegal => say!(
                 "Illegal move '{}' (type moves to list the legal moves).",
                 short(text)
@@ -623,9 +723,9 @@ impl Terminal {
         self.show_and_end();
     }
 
-    /// Starts rmax's search on the search thread; it reports every iteration on the thinking
-    /// line, and stops early when it has found a mate (with a time limit: a fixed depth is
-    /// what was asked for).
+    /// Starts rmax's search on the search thread; at full strength it reports every
+    /// iteration on the thinking line (at a level, a clock), and it stops early when it has
+    /// found a mate (with a time limit: a fixed depth is what was asked for).
     fn think(&mut self) {
         let board = *self.game.board();
         let lim = match self.limit {
@@ -641,29 +741,40 @@ impl Terminal {
         };
         let timed = matches!(self.limit, Limit::Millis(_));
         let live = self.live;
+        // A level shows no line of moves: it picks among several lines, so the line shown
+        // could differ from the move it plays (a person reads that as the engine giving its
+        // move away), and it stops deepening long before a paced move comes. On a terminal it
+        // shows a running clock instead, so that the wait does not look like a stall.
+        let lines_shown = self.level.is_none();
         let stop = Arc::new(AtomicBool::new(false));
         let mate_stop = stop.clone();
+        self.thinking_since = Instant::now();
         if live {
             print_now(&format!("{CLEAR_LINE}{THINKING}..."));
         } else {
             say!("{THINKING}.");
         }
+        if live && !lines_shown {
+            self.clock_shown = Arc::new(Mutex::new(true));
+            show_clock(self.clock_shown.clone(), self.thinking_since);
+        }
         let report = Box::new(move |info: &Info| {
-            let text = search_line(&board, info);
-            if live {
-                let text: String = format!("{THINKING} {text}")
-                    .chars()
-                    .take(LINE_WIDTH)
-                    .collect();
-                print_now(&format!("{CLEAR_LINE}{text}"));
-            } else {
-                say!("  {text}");
+            if lines_shown {
+                let text = search_line(&board, info);
+                if live {
+                    let text: String = format!("{THINKING} {text}")
+                        .chars()
+                        .take(LINE_WIDTH)
+                        .collect();
+                    print_now(&format!("{CLEAR_LINE}{text}"));
+                } else {
+                    say!("  {text}");
+                }
             }
             if timed && matches!(Score::of(info.score), Score::Mate(_)) {
                 mate_stop.store(true, Relaxed);
             }
         });
-        self.thinking_since = Instant::now();
         self.search.start(
             &self.game,
             lim,
@@ -768,8 +879,11 @@ impl Terminal {
         }
     }
 
-    /// Wipes the thinking line (on a terminal; piped output has plain lines).
+    /// Wipes the thinking line (on a terminal; piped output has plain lines) and stops its
+    /// clock: under the clock's lock, so that no tick can come after the move is shown.
     fn clear_thinking(&self) {
+        let mut shown = lock(&self.clock_shown);
+        *shown = false;
         if self.live {
             print_now(CLEAR_LINE);
         }
@@ -873,6 +987,29 @@ impl Terminal {
 
 pub fn prompt() {
     print_now("rmax> ");
+}
+
+/// "1 ply", "6 plies".
+fn plies(n: i64) -> String {
+    if n == 1 {
+        "1 ply".into()
+    } else {
+        format!("{n} plies")
+    }
+}
+
+/// Rewrites the thinking line with the time since `since`, every TICK_MS, while `shown` is
+/// true (a level's search and its paced wait: see `think`).
+fn show_clock(shown: Arc<Mutex<bool>>, since: Instant) {
+    std::thread::spawn(move || loop {
+        std::thread::sleep(std::time::Duration::from_millis(TICK_MS));
+        let on = lock(&shown);
+        if !*on {
+            return;
+        }
+        let secs = since.elapsed().as_secs_f64();
+        print_now(&format!("{CLEAR_LINE}{THINKING}  {secs:.1} s"));
+    });
 }
 
 /// Prints `text` without a newline, at once.

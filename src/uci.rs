@@ -240,7 +240,9 @@ impl Uci {
             }
         }
         // End of input: no `stop` can come any more, and a search without limits (or with
-        // huge ones) would never end. Stop it: it still prints its bestmove.
+        // huge ones) would never end. Stop it: it still prints its bestmove. A perft ends by
+        // itself: `printf 'go perft 3\n' | rmax` is answered.
+        self.search.let_perft_end();
         self.search.finish();
     }
 
@@ -250,6 +252,9 @@ impl Uci {
         let Some((&cmd, args)) = words.split_first() else {
             return true;
         };
+        if !matches!(cmd, "stop" | "isready" | "quit") {
+            self.search.let_perft_end();
+        }
         match cmd {
             "uci" => identify(),
             "isready" => say!("readyok"),

@@ -1,0 +1,344 @@
+//! `review`: a game's moves scored and marked, from the command line (`rmax review FILE`) and
+//! in the terminal. tests/data/review.pgn is two games rmax played against itself (fastchess,
+//! 2+0.02, its tags and comments as written): the first cut after a planted blunder (9. Qb3??,
+//! where rmax played 9. Nxd4, hangs the queen to 9... Nxb3), the second whole (123 plies).
+//! A node budget makes a review the same on every run.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+
+const GAMES: &str = "tests/data/review.pgn";
+const NODES: &str = "20000";
+
+/// A folder of its own for a test's files, empty.
+fn folder(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rmax-review-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    dir
+}
+
+/// The names in a folder, sorted.
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("the folder")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+fn review(args: &[&str]) -> (std::process::ExitStatus, String, String) {
+    let mut all = vec!["review"];
+    all.extend(args);
+    run(&all, 120.0)
+}
+
+/// The games of a PGN text: (tag lines, moves in SAN), comments, variations, numbers, NAGs
+/// and marks left out.
+fn games(pgn: &str) -> Vec<(Vec<String>, Vec<String>)> {
+    let mut out: Vec<(Vec<String>, Vec<String>)> = vec![];
+    let (mut plain, mut depth, mut comment) = (String::new(), 0, false);
+    for c in pgn.chars() {
+        match c {
+            '{' => comment = true,
+            '}' => comment = false,
+            '(' if !comment => depth += 1,
+            ')' if !comment => depth -= 1,
+            _ if comment || depth > 0 => {}
+            _ => plain.push(c),
+        }
+    }
+    let mut in_moves = false;
+    for line in plain.lines() {
+        if line.starts_with('[') {
+            if in_moves || out.is_empty() {
+                out.push((vec![], vec![]));
+                in_moves = false;
+            }
+            out.last_mut().expect("a game").0.push(line.to_string());
+            continue;
+        }
+        for word in line.split_whitespace() {
+            in_moves = true;
+            let number = word
+                .trim_end_matches('.')
+                .bytes()
+                .all(|b| b.is_ascii_digit());
+            if number || word.starts_with('$') {
+                continue;
+            }
+            let san = word.trim_end_matches(['!', '?']).to_string();
+            out.last_mut().expect("a game").1.push(san);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_planted_blunder_is_marked_with_the_better_move_and_every_tag_and_move_is_kept() {
+    let dir = folder("blunder");
+    let out = dir.join("annotated.pgn");
+    let out_arg = out.to_string_lossy().into_owned();
+    let (status, table, err) = review(&[GAMES, "--nodes", NODES, "--out", &out_arg]);
+    assert!(status.success(), "{err}\n{table}");
+    // the progress, a line a game (standard error is not a terminal here)
+    assert!(
+        err.contains("review: game 1 of 2") && err.contains("review: game 2 of 2"),
+        "{err}"
+    );
+    // game 1: the queen hung is the one blunder, and the better move is shown
+    let game_1 = table.split("Game 2 of 2").next().expect("game 1");
+    let row = game_1
+        .lines()
+        .find(|l| l.starts_with("9. Qb3"))
+        .unwrap_or_else(|| panic!("a row for 9. Qb3:\n{table}"));
+    let words: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(words[..2], ["9.", "Qb3??"], "{row}");
+    assert!(words.contains(&"??"), "{row}");
+    let better = &words[words.iter().position(|w| *w == "??").expect("the mark") + 1..];
+    assert_eq!(better[0], "9.", "{row}");
+    assert_ne!(better[1], "Qb3", "the better move is another: {row}");
+    let loss: i32 = words[4].parse().expect("the loss");
+    assert!(loss >= 500, "a queen's worth: {row}");
+    let marked: Vec<&str> = game_1
+        .lines()
+        .filter(|l| {
+            l.split('.')
+                .next()
+                .is_some_and(|n| n.parse::<u32>().is_ok())
+        })
+        .filter(|l| l.contains("??"))
+        .collect();
+    assert_eq!(marked, [row], "the one blunder:\n{game_1}");
+    assert!(game_1.contains("White (rmax-a): 9 moves"), "{game_1}");
+    assert!(game_1.contains("1 blunder (??)"), "{game_1}");
+    // the annotated file: every tag and move of the input, the mark and the better line
+    let annotated = std::fs::read_to_string(&out).expect("the annotated PGN");
+    let input = std::fs::read_to_string(GAMES).expect("the games");
+    let (before, after) = (games(&input), games(&annotated));
+    assert_eq!(before.len(), 2);
+    assert_eq!(after.len(), 2);
+    for ((tags, moves), (tags_out, moves_out)) in before.iter().zip(&after) {
+        for tag in tags {
+            assert!(tags_out.contains(tag), "{tag} kept");
+        }
+        assert_eq!(moves, moves_out);
+    }
+    assert!(annotated.contains("9. Qb3?? { [%eval"), "{annotated}");
+    assert!(
+        annotated.contains(&format!("was best. }} ( 9. {}", better[1])),
+        "{annotated}"
+    );
+    assert!(annotated.contains("[Annotator \"rmax "), "{annotated}");
+    assert_eq!(files_in(&dir), ["annotated.pgn"], "no file left beside it");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The annotated PGN reads back in rmax's own reader: reviewed again, it gives the same
+/// table (the same moves, the same scores) and the same file.
+#[test]
+fn the_annotated_pgn_reads_back_and_a_review_is_the_same_every_time() {
+    let dir = folder("again");
+    let (first, second) = (dir.join("first.pgn"), dir.join("second.pgn"));
+    let (first_arg, second_arg) = (
+        first.to_string_lossy().into_owned(),
+        second.to_string_lossy().into_owned(),
+    );
+    let (status, table, err) = review(&[GAMES, "--nodes", NODES, "--out", &first_arg]);
+    assert!(status.success(), "{err}");
+    let (status, again, err) = review(&[&first_arg, "--nodes", NODES, "--out", &second_arg]);
+    assert!(status.success(), "{err}");
+    let rows = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| !l.starts_with("The annotated"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(rows(&table), rows(&again));
+    let (a, b) = (
+        std::fs::read_to_string(&first).expect("first"),
+        std::fs::read_to_string(&second).expect("second"),
+    );
+    assert_eq!(a, b);
+    // and the terminal's `load` reads its first game to the same position as the input
+    let mut r = terminal("0.05");
+    let out = say(&mut r, &format!("load {first_arg}"));
+    assert!(out.contains("Loaded 18 plies"), "{out}");
+    let fen = say(&mut r, "fen");
+    let end = board_after(
+        START,
+        &[
+            "c2c4", "e7e5", "b1c3", "g8f6", "g1f3", "b8c6", "e2e4", "f8c5", "f1e2", "e8g8", "e1g1",
+            "d7d6", "d2d3", "c6d4", "c1d2", "c7c6", "d1b3", "d4b3",
+        ],
+    );
+    assert!(fen.starts_with(&end.fen()), "{fen}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Each broken PGN: its error names the game (and the move) and no file is written, not
+/// even a temporary one.
+#[test]
+fn a_bad_or_cut_pgn_gets_an_error_naming_the_game_and_move_and_leaves_no_file() {
+    let good = "[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n";
+    let cases = [
+        (
+            "[White \"C\"]\n[Black \"D\"]\n\n1. d4 d5 2. c4 Qxh9 *\n",
+            "game 2 (C - D): move 2... 'Qxh9' is not legal there",
+        ),
+        (
+            "[White \"C\"]\n[Black \"D\"]\n\n1. d4 d5 2. Ke3 *\n",
+            "game 2 (C - D): move 2. 'Ke3' is not legal there",
+        ),
+        (
+            "[White \"C\"]\n[Black \"D\"\n\n1. d4 *\n",
+            "game 2 (C - ?): bad tag '[Black \"D\"'",
+        ),
+        (
+            "[White \"C\"]\n[Black \"D\"]\n\n1. d4 d5 2. c4 e6 3. Nc",
+            "game 2 (C - D): move 3. 'Nc' is not legal there",
+        ),
+        (
+            "[White \"C\"]\n[Black \"D\"]\n\n1. d4 d5 2. c4 e6",
+            "game 2 (C - D): the moves stop after 2... e6 with no result",
+        ),
+        (
+            "[White \"C\"]\n[Black \"D\"]\n\n1. d4 { a comment never closed 2. c4 *\n",
+            "game 2 (C - D): a comment opened with '{' is never closed",
+        ),
+        (
+            "[White \"C\"]\n[Black \"D\"]\n[Variant \"Chess960\"]\n\n1. d4 *\n",
+            "game 2 (C - D): the variant 'Chess960' is not standard chess",
+        ),
+        ("", "no game found"),
+    ];
+    let dir = folder("bad");
+    for (second, error) in cases {
+        let input = dir.join("games.pgn");
+        let text = if second.is_empty() {
+            String::new()
+        } else {
+            format!("{good}{second}")
+        };
+        std::fs::write(&input, text).expect("the input");
+        let input_arg = input.to_string_lossy().into_owned();
+        let (status, out, err) = review(&[&input_arg, "--nodes", "1000"]);
+        assert_eq!(status.code(), Some(2), "{second}: {out}");
+        assert!(err.contains(error), "{second}\nwanted: {error}\ngot: {err}");
+        assert!(err.contains("games.pgn"), "the file is named: {err}");
+        assert_eq!(files_in(&dir), ["games.pgn"], "{second}: nothing written");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn the_command_line_is_checked_and_explained() {
+    let (status, out, _) = review(&["--help"]);
+    assert!(status.success());
+    for word in ["--time", "--nodes", "--out", "?!", "??", "0.3"] {
+        assert!(out.contains(word), "{word}: {out}");
+    }
+    let bad: [(&[&str], &str); 7] = [
+        (&[], "review needs a PGN file"),
+        (&[GAMES, "--time", "0"], "--time needs the seconds"),
+        (&[GAMES, "--time"], "--time needs a value"),
+        (&[GAMES, "--nodes", "many"], "--nodes needs a number"),
+        (&[GAMES, "--time", "1", "--nodes", "5"], "one budget"),
+        (&[GAMES, "--colour", "red"], "unknown option '--colour'"),
+        (
+            &["/nonexistent/game.pgn"],
+            "cannot read '/nonexistent/game.pgn'",
+        ),
+    ];
+    for (args, error) in bad {
+        let (status, out, err) = review(args);
+        assert_eq!(status.code(), Some(2), "{args:?}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(err.contains(error), "{args:?}: {err}");
+    }
+    let (status, _, err) = review(&[GAMES, "--out", GAMES]);
+    assert_eq!(status.code(), Some(2));
+    assert!(err.contains("--out is the input file"), "{err}");
+}
+
+/// `--time`: the seconds a position, and the default output file beside the input.
+#[test]
+fn a_time_a_position_and_the_default_output_file() {
+    let dir = folder("time");
+    let input = dir.join("short.pgn");
+    let scholar = "[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n";
+    std::fs::write(&input, scholar).expect("the game");
+    let input_arg = input.to_string_lossy().into_owned();
+    let clock = std::time::Instant::now();
+    let (status, out, err) = review(&[&input_arg, "--time", "0.05"]);
+    assert!(status.success(), "{err}");
+    assert!(clock.elapsed().as_secs_f64() < 5.0, "{:?}", clock.elapsed());
+    assert!(out.contains("0.05 s a position"), "{out}");
+    // 3... Nf6 allows the mate in one: seen at any depth the time gives
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("3... Nf6"))
+        .expect("Nf6's row");
+    assert!(row.contains("??"), "{row}");
+    assert_eq!(files_in(&dir), ["short-review.pgn", "short.pgn"]);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The terminal's `review`: the game on the board, the blunder marked, the annotated PGN.
+#[test]
+fn the_terminal_reviews_the_game_so_far() {
+    let mut r = terminal("0.05");
+    assert!(say(&mut r, "review").contains("No moves to review"));
+    assert!(say(&mut r, "review soon").contains("review needs the seconds"));
+    // the game of tests/data/review.pgn up to its blunder: White (the person) to play 9.
+    let dir = folder("terminal");
+    let start = dir.join("start.pgn");
+    let moves =
+        "1. c4 e5 2. Nc3 Nf6 3. Nf3 Nc6 4. e4 Bc5 5. Be2 O-O 6. O-O d6 7. d3 Nd4 8. Bd2 c6 *";
+    std::fs::write(&start, moves).expect("the opening");
+    assert!(say(&mut r, &format!("load {}", start.display())).contains("Loaded 16 plies"));
+    let out = say(&mut r, "Qb3");
+    assert!(out.contains("rmax plays 9... Nxb3"), "{out}");
+    let out = say(&mut r, "review 0.05");
+    assert!(out.contains("Reviewing the game: 19 positions"), "{out}");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("9. Qb3"))
+        .expect("the row");
+    assert!(row.contains("??"), "{row}");
+    assert!(out.contains("White (You): 9 moves"), "{out}");
+    assert!(out.contains("[White \"You\"]"), "{out}");
+    assert!(out.contains("9. Qb3?? { [%eval"), "{out}");
+    // the game goes on
+    assert!(say(&mut r, "fen").contains(" w - - 0 10"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `-` reads the PGN from standard input (a pipe from another tool).
+#[test]
+fn a_pgn_from_standard_input() {
+    let dir = folder("stdin");
+    let out = dir.join("piped.pgn");
+    let out_arg = out.to_string_lossy().into_owned();
+    let mut r = Rmax::start(&["review", "-", "--nodes", "2000", "--out", &out_arg]);
+    r.send_raw(b"[White \"A\"]\n[Black \"B\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n");
+    let (status, text, err) = r.wait(30.0);
+    assert!(status.success(), "{err}");
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("2. g4"))
+        .expect("g4's row");
+    assert!(row.contains("??"), "allows mate in one: {row}");
+    assert!(text.contains("2... Qh4#"), "{text}");
+    let annotated = std::fs::read_to_string(&out).expect("the annotated game");
+    assert!(annotated.contains(" 2. g4??"), "{annotated}");
+    assert!(annotated.contains("Qh4# 0-1"), "{annotated}");
+    let _ = std::fs::remove_dir_all(dir);
+}

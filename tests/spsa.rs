@@ -134,7 +134,10 @@ fn a_dry_run_prints_the_next_command_and_writes_nothing() {
     );
     assert_eq!(code, Some(0), "{err}");
     assert!(
-        out.contains("spsa: RfpMargin (1 constants), 2000 iterations of 4 game pairs"),
+        out.contains(
+            "spsa: RfpMargin (1 constant), 2000 iterations of 4 game pairs at \
+             tc=inf nodes=2000, hash 1 MB"
+        ),
         "{out}"
     );
     assert!(

@@ -3,13 +3,13 @@
 //! whose UCI options set them). Std only.
 //!
 //! Each iteration moves every tuned value up or down at random by c_k, plays `--pairs` game
-//! pairs between the tune build set to the values moved up ("plus") and set to them moved
-//! down ("minus"), and moves each value towards its side's result: by R_k c_k (wins - losses
-//! of plus) in the direction plus had it. The state is rewritten after every iteration (a
-//! temporary file renamed over it), so that a run stopped at any point resumes where it was
-//! with the same `--state`; the log beside it (`<state>.log`) has a line per iteration for a
-//! plot of each value's course. `--report` prints the values as src/lib.rs should hold them,
-//! `--apply` writes them there.
+//! pairs between the tune build set to the values so moved ("plus") and set to them moved
+//! the other way ("minus"), and moves each value by R_k c_k (wins - losses of plus) in the
+//! direction plus had it: towards plus's values if plus won more, away if it lost more.
+//! The state is rewritten after every iteration (a temporary file renamed over it), so that
+//! a run stopped at any point resumes where it was with the same `--state`; the log beside
+//! it (`<state>.log`) has a line per iteration for a plot of each value's course. `--report`
+//! prints the values as src/lib.rs should hold them, `--apply` writes them there.
 //!
 //! The schedule and the update are OpenBench's SPSA (github.com/AndyGrant/OpenBench, which
 //! takes them from Fishtest), as read in its `OpenBench/workloads/create_workload.py` (per
@@ -26,7 +26,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// The decay of the step R_k c_k (Spall's recommended exponent, as OpenBench has it).
 const ALPHA: f64 = 0.602;
@@ -53,17 +53,20 @@ iteration: run the same command again to resume.
   --tc T              time control (default 2+0.02)
   --nodes N           fixed nodes per move instead of a clock
   --hash MB           hash of each engine (default 8; 1 with --nodes)
-  --r-end R           the final step R_k in units of c_end (default 0.002)
+  --r-end R           R_k at the last iteration: a value moves R c_end per game of
+                      W - L then (default 0.002)
   --seed S            the random seed (default: from the clock; recorded in the state)
   --openings FILE     EPD (or .pgn) openings (default tests/data/openings.epd)
   --concurrency C     games at a time (default 2)
   --state FILE        the run's state (default spsa-state.txt; the log is FILE.log)
   --engine PATH       the tune build (default target/tune/release/rmax)
-  --build             build it first: cargo build --release --features tune --target-dir target/tune
+  --build             build it first (cargo build --release --features tune
+                      --target-dir target/tune)
   --fastchess PATH    (default: fastchess on PATH)
   --dry-run           print the fastchess command of the next iteration and stop
   --report            print the values of the state file as src/lib.rs should hold them
-  --apply             with --report: write them into src/lib.rs and src/tuning.rs
+  --apply             --report, then write the values into src/lib.rs and src/tuning.rs
+                      (refused if two constants would share a value)
   -h, --help          this text
 
 A run resumed takes its settings from the state file; a setting given that differs from
@@ -654,11 +657,18 @@ impl State {
         let number = |key: &str, text: &str| -> Result<u64, String> {
             text.parse().map_err(|_| format!("bad {key} '{text}'"))
         };
-        let iterations = number("iterations", take("iterations")?)? as u32;
-        let pairs = number("pairs", take("pairs")?)? as u32;
+        // (the counts the command line takes, at least 1: a hand edit can make any)
+        let count = |key: &str, text: &str, most: u32| -> Result<u32, String> {
+            text.parse()
+                .ok()
+                .filter(|n| (1..=most).contains(n))
+                .ok_or(format!("{key} takes 1 to {most}, not '{text}'"))
+        };
+        let iterations = count("iterations", take("iterations")?, 1_000_000)?;
+        let pairs = count("pairs", take("pairs")?, 10_000)?;
         let limit_text = take("limit")?;
         let limit = Limit::from_words(limit_text).ok_or(format!("bad limit '{limit_text}'"))?;
-        let hash = number("hash", take("hash")?)? as u32;
+        let hash = count("hash", take("hash")?, 1024)?;
         let openings = take("openings")?.to_string();
         let r_end_text = take("r_end")?;
         let r_end = r_end_text
@@ -667,7 +677,7 @@ impl State {
             .filter(|r| r.is_finite() && *r > 0.0)
             .ok_or(format!("bad r_end '{r_end_text}'"))?;
         let seed = number("seed", take("seed")?)?;
-        let done = number("done", take("done")?)? as u32;
+        let done = number("done", take("done")?)?.min(u64::from(u32::MAX)) as u32;
         let rng = number("rng", take("rng")?)?;
         let games: Vec<u64> = take("games")?
             .split_whitespace()
@@ -704,7 +714,7 @@ impl State {
         if self.params.is_empty() {
             return Err("no 'param' line".into());
         }
-        if self.done > self.settings.iterations || self.settings.iterations == 0 {
+        if self.done > self.settings.iterations {
             return Err(format!(
                 "{} iterations done of {} planned",
                 self.done, self.settings.iterations
@@ -933,7 +943,8 @@ fn play_step(options: &Options, state: &State, step: &Step) -> Result<Wdl, Failu
         .map_err(|e| Failure::Run(format!("cannot start fastchess ({}): {e}", command[0])))?;
     let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
     text += &String::from_utf8_lossy(&output.stderr);
-    let _ = fs::remove_file(fastchess_config(&options.state)); // (its summary is ours too)
+    // fastchess's own record of the match, of no use once its result is read
+    let _ = fs::remove_file(fastchess_config(&options.state));
     let games = 2 * state.settings.pairs;
     let result = match read_result(&text, games) {
         Ok(result) if output.status.success() => return Ok(result),
@@ -942,11 +953,13 @@ fn play_step(options: &Options, state: &State, step: &Step) -> Result<Wdl, Failu
     };
     let tail: Vec<&str> = text.lines().rev().take(12).collect();
     let tail: Vec<&str> = tail.into_iter().rev().collect();
+    let kept = match state.done {
+        0 => "nothing saved yet".to_string(),
+        done => format!("the state file is as it was after iteration {done}"),
+    };
     Err(Failure::Run(format!(
-        "iteration {}: {result}; the state is as it was after iteration {}.\nThe command: \
-         {}\nIts last lines:\n{}",
+        "iteration {}: {result}; {kept}.\nThe command: {}\nIts last lines:\n{}",
         step.k + 1,
-        state.done,
         shell_line(&command),
         tail.join("\n")
     )))
@@ -1282,6 +1295,23 @@ fn apply(state: &State) -> Result<(), String> {
 // The run
 // ---------------------------------------------------------------------------------------
 
+/// `1 iteration`, `2000 iterations`.
+fn count(n: usize, thing: &str) -> String {
+    format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
+}
+
+/// A time to go, as a person reads it: `40 s`, `12 min`, `13 h 5 min`.
+fn duration_text(seconds: f64) -> String {
+    let minutes = (seconds / 60.0).round() as u64;
+    if seconds < 60.0 {
+        format!("{seconds:.0} s")
+    } else if minutes < 60 {
+        format!("{minutes} min")
+    } else {
+        format!("{} h {} min", minutes / 60, minutes % 60)
+    }
+}
+
 fn run(options: &Options) -> Result<(), Failure> {
     let saved = load_state(&options.state).map_err(Failure::Usage)?;
     if options.report {
@@ -1314,11 +1344,11 @@ fn run(options: &Options) -> Result<(), Failure> {
     }
     let settings = &state.settings;
     println!(
-        "spsa: {} ({} constants), {} iterations of {} game pairs at {}, hash {} MB; state in {}{}",
+        "spsa: {} ({}), {} of {} at {}, hash {} MB; state in {}{}",
         settings.params.join(","),
-        settings.params.len(),
-        settings.iterations,
-        settings.pairs,
+        count(settings.params.len(), "constant"),
+        count(settings.iterations as usize, "iteration"),
+        count(settings.pairs as usize, "game pair"),
         settings.limit.words(),
         settings.hash,
         options.state.display(),
@@ -1338,6 +1368,7 @@ fn run(options: &Options) -> Result<(), Failure> {
     check_players(options, &state)?;
     let log = with_suffix(&options.state, ".log");
     let until = state.settings.iterations;
+    let (started, first) = (Instant::now(), state.done);
     tune(
         &mut state,
         until,
@@ -1346,7 +1377,13 @@ fn run(options: &Options) -> Result<(), Failure> {
             save_state(&options.state, state)
                 .and_then(|()| write_log(&log, state, result))
                 .map_err(Failure::Run)?;
-            println!("{}", progress_line(state, result));
+            let each = started.elapsed().as_secs_f64() / f64::from(state.done - first);
+            let left = each * f64::from(until - state.done);
+            println!(
+                "{}  [{each:.1} s each, {} left]",
+                progress_line(state, result),
+                duration_text(left)
+            );
             Ok(())
         },
     )?;
@@ -1527,8 +1564,11 @@ mod tests {
 
     #[test]
     fn the_state_file_round_trips_and_a_resumed_run_is_the_same_run() {
-        let o = options("--params RfpMargin,LmrDiv,AspWidenDiv --iterations 40 --pairs 2 --nodes 3000 --seed 11")
-            .expect("options");
+        let o = options(
+            "--params RfpMargin,LmrDiv,AspWidenDiv --iterations 40 --pairs 2 \
+             --nodes 3000 --seed 11",
+        )
+        .expect("options");
         let optimum = vec![120.0, 100.0, 30000.0];
         let mut whole = State::new(&o.settings, &o.start);
         tune(&mut whole, 40, simulated(optimum.clone(), 200.0), no_saving).expect("a run");
@@ -1586,6 +1626,12 @@ mod tests {
             ("limit tc=2+0.02", "limit tc=fast", "bad limit 'tc=fast'"),
             ("done 0", "done 2001", "2001 iterations done of 2000"),
             ("games 0 0 0", "games 0 0", "wins, draws and losses"),
+            ("pairs 4\n", "pairs 0\n", "pairs takes 1 to 10000, not '0'"),
+            (
+                "iterations 2000",
+                "iterations 5000000000",
+                "iterations takes 1 to 1000000",
+            ),
             ("rng ", "speed 3\nrng ", "unknown line 'speed'"),
             ("theta 8\n", "theta x\n", "bad line 'param RfpDepth"),
         ];
@@ -1692,8 +1738,11 @@ mod tests {
 
     #[test]
     fn a_step_is_one_fastchess_command_between_plus_and_minus() {
-        let o = options("--params RfpMargin,RfpDepth --nodes 2000 --pairs 3 --seed 1 --state runs/a.txt --engine /x/rmax")
-            .expect("options");
+        let o = options(
+            "--params RfpMargin,RfpDepth --nodes 2000 --pairs 3 --seed 1 \
+             --state runs/a.txt --engine /x/rmax",
+        )
+        .expect("options");
         let state = State::new(&o.settings, &o.start);
         let step = state.step();
         let line = shell_line(&fastchess_command(&o, &state, &step));
@@ -1897,6 +1946,13 @@ Finished match
             "# iteration wins draws losses RfpMargin RfpDepth\n"
         );
         assert_eq!(log_line(&state, result), "3 3 2 3 74.4560 7.6000\n");
+        assert_eq!(duration_text(40.4), "40 s");
+        assert_eq!(duration_text(719.0), "12 min");
+        assert_eq!(duration_text(13.0 * 3600.0 + 5.0 * 60.0), "13 h 5 min");
+        assert_eq!(
+            (count(1, "game pair"), count(4, "game pair")),
+            ("1 game pair".into(), "4 game pairs".into())
+        );
         let file = temp("log.txt");
         state.done = 1;
         write_log(&file, &state, result).expect("written");

@@ -1,0 +1,357 @@
+//! The SPSA runner from the command line: a bad name or range is refused with exit code 2
+//! and the state untouched, a missing or wrong engine or a failing fastchess stops the run
+//! with exit code 1 and the state as it was, and a whole run (with a stand-in fastchess that
+//! reports a result without playing, and a stand-in tune build) saves, logs, resumes,
+//! reports and applies its values to a copy of the sources. No real games are played.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Runs the runner in `dir`: (exit code, standard output, standard error).
+fn spsa(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_spsa"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("spsa runs");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+/// A fresh directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rmax-spsa-cli-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(dir.join("src")).expect("a directory");
+    fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings.epd"),
+        dir.join("openings.epd"),
+    )
+    .expect("openings");
+    dir
+}
+
+/// An executable shell script `name` in `dir` (a stand-in for a program).
+#[cfg(unix)]
+fn script(dir: &Path, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    fs::write(&path, format!("#!/bin/sh\n{body}")).expect("a script");
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).expect("executable");
+    path.to_string_lossy().into_owned()
+}
+
+/// A stand-in tune build: it answers `uci` with the options of RfpMargin and AspWindow.
+#[cfg(unix)]
+fn tune_build(dir: &Path) -> String {
+    script(
+        dir,
+        "engine",
+        "echo 'id name rmax'\n\
+         echo 'option name RfpMargin type spin default 71 min 20 max 200'\n\
+         echo 'option name AspWindow type spin default 25 min 8 max 80'\n\
+         echo uciok\n",
+    )
+}
+
+/// A stand-in fastchess that notes its arguments and reports plus winning every game of a
+/// pair (`-rounds 1`).
+#[cfg(unix)]
+fn winning_fastchess(dir: &Path) -> String {
+    script(
+        dir,
+        "fastchess",
+        "echo \"$@\" >> calls.txt\n\
+         echo 'Results of plus vs minus (2000 nodes, 1t, 1MB, openings.epd):'\n\
+         echo 'Games: 2, Wins: 2, Losses: 0, Draws: 0, Points: 2.0 (100.00 %)'\n",
+    )
+}
+
+#[test]
+fn bad_names_and_ranges_are_refused_with_exit_code_2() {
+    let dir = scratch("bad");
+    for (args, message) in [
+        (
+            &["--params", "RfpMargin,Bogus"][..],
+            "unknown parameter 'Bogus'",
+        ),
+        (
+            &["--set", "AspWindow=500"][..],
+            "AspWindow takes 8 to 80, not '500'",
+        ),
+        (&["--pairs", "x"][..], "--pairs takes 1 to 10000, not 'x'"),
+        (&["--frobnicate"][..], "unknown argument '--frobnicate'"),
+        (&["--report"][..], "no state file at spsa-state.txt"),
+    ] {
+        let (code, _, err) = spsa(&dir, args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: {err}");
+    }
+    // a state file edited out of range is refused, and left as it was
+    let state = "iterations 10\npairs 1\nlimit tc=inf nodes=2000\nhash 1\nopenings openings.epd\n\
+        r_end 0.002\nseed 1\ndone 2\nrng 5\ngames 2 0 2\n\
+        param RfpMargin start 71 min 20 max 200 c_end 8 theta 300\n";
+    fs::write(dir.join("spsa-state.txt"), state).expect("a state");
+    for args in [&["--report"][..], &["--dry-run"][..]] {
+        let (code, _, err) = spsa(&dir, args);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(
+            err.contains("spsa-state.txt")
+                && err.contains("RfpMargin's value 300 is out of its range"),
+            "{err}"
+        );
+    }
+    assert_eq!(
+        fs::read_to_string(dir.join("spsa-state.txt")).expect("kept"),
+        state
+    );
+    let (code, out, _) = spsa(&dir, &["--help"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("--iterations N") && out.contains("--apply"),
+        "{out}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_dry_run_prints_the_next_command_and_writes_nothing() {
+    let dir = scratch("dry");
+    let (code, out, err) = spsa(
+        &dir,
+        &[
+            "--dry-run",
+            "--params",
+            "RfpMargin",
+            "--nodes",
+            "2000",
+            "--fastchess",
+            "fc",
+            "--seed",
+            "1",
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains(
+            "spsa: RfpMargin (1 constant), 2000 iterations of 4 game pairs at \
+             tc=inf nodes=2000, hash 1 MB"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("fc -engine cmd=target/tune/release/rmax name=plus option.RfpMargin="),
+        "{out}"
+    );
+    assert!(
+        out.contains("-each tc=inf nodes=2000 option.Hash=1 proto=uci -rounds 4"),
+        "{out}"
+    );
+    assert!(!dir.join("spsa-state.txt").exists());
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_missing_or_wrong_engine_or_a_failing_fastchess_stops_with_exit_code_1() {
+    let dir = scratch("fail");
+    let fastchess = winning_fastchess(&dir);
+    let base = [
+        "--params",
+        "RfpMargin",
+        "--nodes",
+        "2000",
+        "--openings",
+        "openings.epd",
+    ];
+    let with =
+        |more: &[&str]| -> Vec<String> { base.iter().chain(more).map(|s| s.to_string()).collect() };
+    let run = |args: Vec<String>| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        spsa(&dir, &args)
+    };
+    // no tune build: the message gives the command that builds it
+    let (code, _, err) = run(with(&["--fastchess", &fastchess]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("no engine at target/tune/release/rmax")
+            && err.contains("cargo build --release --features tune --target-dir target/tune"),
+        "{err}"
+    );
+    // a normal build offers no constants
+    let normal = script(&dir, "normal", "echo 'id name rmax'\necho uciok\n");
+    let (code, _, err) = run(with(&["--fastchess", &fastchess, "--engine", &normal]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("offers no option RfpMargin: is it the tune build?"),
+        "{err}"
+    );
+    // no fastchess
+    let engine = tune_build(&dir);
+    let (code, _, err) = run(with(&[
+        "--fastchess",
+        "/nowhere/fastchess",
+        "--engine",
+        &engine,
+    ]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("fastchess not found at '/nowhere/fastchess'"),
+        "{err}"
+    );
+    // fastchess fails without a result: its last lines are shown, no state is written
+    let failing = script(
+        &dir,
+        "failing",
+        "echo 'Engine binary does not exist: x'\nexit 1\n",
+    );
+    let (code, _, err) = run(with(&["--fastchess", &failing, "--engine", &engine]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("iteration 1: fastchess printed no result")
+            && err.contains("Engine binary does not exist: x"),
+        "{err}"
+    );
+    assert!(!dir.join("spsa-state.txt").exists());
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_run_saves_after_every_iteration_resumes_reports_and_applies() {
+    let dir = scratch("run");
+    let (engine, fastchess) = (tune_build(&dir), winning_fastchess(&dir));
+    let args = [
+        "--params",
+        "RfpMargin,AspWindow",
+        "--set",
+        "AspWindow=60",
+        "--iterations",
+        "5",
+        "--pairs",
+        "1",
+        "--nodes",
+        "2000",
+        "--openings",
+        "openings.epd",
+        "--seed",
+        "7",
+        "--engine",
+        &engine,
+        "--fastchess",
+        &fastchess,
+        "--state",
+        "run.txt",
+    ];
+    // a fastchess that fails at the 4th call stops the run after 3 iterations
+    let flaky = script(
+        &dir,
+        "flaky",
+        &format!(
+            "[ $(cat calls.txt 2>/dev/null | wc -l) -ge 3 ] && exit 1\n{}",
+            fs::read_to_string(&fastchess)
+                .expect("the script")
+                .replace("#!/bin/sh\n", "")
+        ),
+    );
+    let mut first: Vec<&str> = args.to_vec();
+    let at = first.len() - 3;
+    first[at] = &flaky;
+    let (code, out, err) = spsa(&dir, &first);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.contains("3/5  W 2 D 0 L 0  RfpMargin "), "{out}");
+    let saved = fs::read_to_string(dir.join("run.txt")).expect("a state");
+    assert!(
+        saved.contains("done 3\n") && saved.contains("games 6 0 0\n"),
+        "{saved}"
+    );
+    // resumed with the same settings (given again, or left out): iterations 4 and 5
+    let (code, out, err) = spsa(
+        &dir,
+        &[
+            "--engine",
+            &engine,
+            "--fastchess",
+            &fastchess,
+            "--state",
+            "run.txt",
+            "--pairs",
+            "1",
+        ],
+    );
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(
+        out.contains("(resuming after iteration 3)") && out.contains("5/5  W 2"),
+        "{out}"
+    );
+    assert!(!out.contains("\n3/5"), "{out}");
+    let calls = fs::read_to_string(dir.join("calls.txt")).expect("the calls");
+    assert_eq!(
+        calls.lines().count(),
+        5,
+        "3 calls, a failed one (unnoted), 2: {calls}"
+    );
+    assert!(calls.contains("name=plus option.RfpMargin=") && calls.contains("option.AspWindow="));
+    let log = fs::read_to_string(dir.join("run.txt.log")).expect("a log");
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(
+        lines[0],
+        "# iteration wins draws losses RfpMargin AspWindow"
+    );
+    assert_eq!(lines.len(), 6, "{log}");
+    assert!(lines[5].starts_with("5 2 0 0 "), "{log}");
+    assert!(!dir.join("run.txt.tmp").exists());
+    // other settings are refused, the state untouched
+    let state = fs::read_to_string(dir.join("run.txt")).expect("a state");
+    let (code, _, err) = spsa(
+        &dir,
+        &["--state", "run.txt", "--pairs", "4", "--engine", &engine],
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("run.txt holds a run with pairs 1, not 4"),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.join("run.txt")).expect("kept"),
+        state
+    );
+    // a complete run reports, and --apply writes the values into copies of the sources
+    let (code, out, _) = spsa(&dir, &["--state", "run.txt"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("is complete") && out.contains("AspWindow: 60 -> "),
+        "{out}"
+    );
+    for file in ["src/lib.rs", "src/tuning.rs"] {
+        fs::copy(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(file),
+            dir.join(file),
+        )
+        .expect("a copy");
+    }
+    let (code, out, err) = spsa(&dir, &["--state", "run.txt", "--report", "--apply"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let line = out
+        .lines()
+        .find(|l| l.contains("AspWindow:"))
+        .expect("AspWindow's line");
+    let new: i32 = line
+        .rsplit("c!(")
+        .next()
+        .and_then(|v| v.trim_end_matches(')').parse().ok())
+        .expect("a new value");
+    assert_ne!(new, 25, "{line}");
+    let tuning = fs::read_to_string(dir.join("src/tuning.rs")).expect("tuning.rs");
+    assert!(
+        tuning.contains(&format!("p(\"AspWindow\", {new}, 8, 80")),
+        "{line}"
+    );
+    let lib = fs::read_to_string(dir.join("src/lib.rs")).expect("lib.rs");
+    assert!(
+        lib.contains(&format!("c!({new})")) && !lib.contains("c!(25)"),
+        "{line}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}

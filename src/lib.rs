@@ -6,9 +6,9 @@
 //! Moves: pseudo-legal generation with a legality filter, copy-make (a Board is Copy).
 //! Search: one recursive negamax that deepens iteratively in every node and, at depth 0,
 //! turns into the quiescence search in the same loop. Every node works in two passes: pass 1
-//! scores all its moves without searching them (captures by MVV/LVA: the most valuable
-//! victim first, then the cheaper attacker, with the capture history on top; quiet moves by
-//! killers and histories), pass 2 searches them best first, once per iteration of the
+//! scores all its moves without searching them (captures by MVV/LVA: the victim's value
+//! first, the cheaper attacker breaking ties, with the capture history on top; quiet moves
+//! by killers and histories), pass 2 searches them best first, once per iteration of the
 //! node's deepening. "Search at a glance", above `search`, lists a node's steps.
 //!
 //! Why so terse: the file is held to 17,584 characters of code (non-whitespace outside
@@ -92,8 +92,9 @@ pub const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 
 /// FEN letter of each piece code (white 9..14, black 17..22); '.' for an empty square.
 pub const LETTERS: &str = ".........PNBRQK..pnbrqk";
 
-/// Zobrist key of item `i`: piece * 128 + square for pieces; castling rights (0..16), e.p.
-/// square and side to move (16) use piece 0. A multiply-xorshift hash stands in for a random table.
+/// Zobrist key of item `i` (see the card at the top). A multiply-xorshift hash stands in for a
+/// random table: any mix that spreads every item's bits over the key will do (these shifts
+/// are not splitmix's; what matters is that the 2,900 items used give distinct, mixed keys).
 fn z(i: usize) -> u64 {
     let x = (i as u64 + 1).wrapping_mul(0x9E3779B97F4A7C15);
     (x ^ x >> 29).wrapping_mul(0xBF58476D1CE4E5B9) ^ x >> 32 // shifts bind before ^
@@ -242,7 +243,9 @@ impl Board {
                 s.parse().map_err(|_| format!("'{s}' is not a number"))
             })
         };
-        (x.half, x.full) = (num(4, 0)?.min(999), num(5, 1)?.clamp(1, 99999)); // no overflow later
+        // (held within range: a huge half-move clock or move number from outside cannot
+        // overflow the counters as the game goes on)
+        (x.half, x.full) = (num(4, 0)?.min(999), num(5, 1)?.clamp(1, 99999));
         x.key ^= z(x.castle) ^ z(x.ep) ^ if x.side > 8 { z(16) } else { 0 }; // pieces: in set
         if x.null().in_check() {
             Err("the side not to move is in check")?
@@ -339,7 +342,7 @@ impl fmt::Display for Move {
             "{}{}{}",
             square_name(self.from),
             square_name(self.to),
-            ["", "", "n", "b", "r", "q"][self.promo as usize % 6] // the promotion's letter, if any
+            ["", "", "n", "b", "r", "q"][self.promo as usize] // the promotion's letter, if any
         )
     }
 }
@@ -411,7 +414,7 @@ impl Board {
     }
 
     /// Legal moves; only captures and queen promotions when `noisy` (for quiescence). The list
-    /// starts with room for 40 moves, so that perft does not grow it by reallocation.
+    /// starts with room for 40 moves, so that perft seldom grows it by reallocation.
     pub fn gen(&self, noisy: bool) -> Vec<Move> {
         let check = self.in_check();
         let mut v = self.moves(noisy, Vec::with_capacity(40), check);
@@ -659,8 +662,9 @@ impl Board {
     pub fn eval(&self) -> i32 {
         // unpack: the low 16 bits (as i16) are the middle game; the high ones, rounded (+ 0x8000:
         // a negative middle game borrowed one), the end game, which shrinks by m * m / 128 where
-        // m is the pawns of the side ahead (s < 0: Black) less 8 (fewer pawns, more draws: as
-        // 4ku does); taper by phase (promotions can take it past 24); then to the mover's view
+        // m is the pawns of the side ahead less 8 (fewer pawns, more draws: as 4ku does; the side
+        // ahead is Black when the packed s is negative, which its end-game half decides unless
+        // that is 0); taper by phase (promotions can take it past 24); then to the mover's view
         let (s, ph) = (self.score + self.terms(&W), self.phase.min(24));
         let m = self.pawns[(s < 0) as usize]
             .iter()
@@ -698,7 +702,8 @@ impl Board {
                 if k == 1 {
                     v += w[40] * (own[f] >> r + 1 > 0) as i32 // doubled: another pawn ahead
                         + w[41] * (own[f - 1] | own[f + 1] == 0) as i32 // isolated
-                        + w[42] * (b[s + 1] == b[s]) as i32; // phalanx (a pawn beside it)
+                        + w[42] * (b[s + 1] == b[s]) as i32; // phalanx (a pawn east of it:
+                                                             // a pair counts once)
                     if (them[f - 1] | them[f] | them[f + 1]) >> r + 1 == 0 {
                         // passed: no enemy pawn ahead on its file or the next ones; the square in
                         // front: occupied? how far are the kings?
@@ -871,7 +876,7 @@ impl Engine {
     pub fn resize(&mut self, mb: usize) {
         self.tt = Arc::new((0..mb << 16).map(|_| Slot::default()).collect()); // 2^16 to a MB
         self.history = vec![[0; 128]; 23];
-        self.cont = vec![[0; 128]; 15360];
+        self.cont = vec![[0; 128]; 15360]; // 1,920 values of `last` (up to 119 * 16 + 15) x 8
         self.eval_cache = vec![(0, 0); 1 << 16];
         self.corr = vec![0; 3 << 16];
     }
@@ -912,7 +917,8 @@ impl Engine {
             self.skip.clear();
             for line in &mut lines {
                 // aspiration: look near the last iteration's score, widen on a miss
-                // (wider for a score far from 0, where the searches swing more)
+                // (wider for a score far from 0, where the searches swing more); the first
+                // three iterations are too short to gain from it: a full window
                 let mut g = line.score;
                 let mut w = if d > 3 {
                     c!(25) + g * g / c!(16384)
@@ -988,7 +994,7 @@ impl Engine {
     ///    their history and continuation history.
     ///
     /// Then in each iteration `d` of the node's deepening (from one past the hash entry's
-    /// draft, or 1; quiescence: once, at 0):
+    /// draft but at most two plies below `depth`, or 1; quiescence: once, at 0):
     /// 7. The best move so far goes first. Pass 2: the moves best first, each tested for
     ///    legality, skipped by futility (delta pruning in quiescence) or cut by late-move
     ///    pruning, then searched (PVS, late-move reductions, re-searches). A cutoff teaches the
@@ -998,7 +1004,8 @@ impl Engine {
     ///    evaluation missed. Every iteration: the hash store.
     ///
     /// The tables, what indexes them, where they are read and written:
-    /// - hash `tt`: the key (`key % len`); read in 3 (cut, bound, first move), written in 9.
+    /// - hash `tt`: the key (`key % len`); read in 3 (cut), 4 (its bound against eval) and 7
+    ///   (its move first); written in 9 (which reads the entry's draft: see there).
     /// - evaluation cache: the key's low 16 bits; read and written in 4.
     /// - correction history `corr`: the pawns', White's pieces', Black's pieces' keys with the
     ///   side to move; read in 4, written in 9.
@@ -1007,7 +1014,8 @@ impl Engine {
     ///   move's in 7, for its reduction), written in 7 (a cutoff).
     /// - continuation history: the move before (`Board::last`), this move's piece type and
     ///   target; quiet moves only; read in 6, written in 7 (a cutoff).
-    /// - `evals`: the ply; written in 4, read in 4 two plies on (improving) and in 5 (null).
+    /// - `evals`: the ply; written in 4, read in 4 two plies on (improving), in 5 (null) and in
+    ///   9 (the evaluation the correction history compares with the search).
     fn search(
         &mut self,
         b: &Board,
@@ -1036,7 +1044,7 @@ impl Engine {
         // the parent's. So, scanning back from the parent, skip 1 and step 2: the positions 2, 4,
         // 6, ... plies back with this side to move, as far as the last capture or pawn move
         // (`half`). This node's key goes on only after the scan (it would match itself).
-        // Draws: fifty moves, bare kings, or such a repetition.
+        // Draws: fifty moves, too little material, or such a repetition.
         self.keys.truncate(self.game + ply);
         let rep = self
             .keys
@@ -1061,7 +1069,8 @@ impl Engine {
             (e >> 16 & 255) as i32,
             e >> 24 & 3,
         );
-        // internal iterative reduction: a node new to the table starts a ply shallower
+        // internal iterative reduction: a node new to the table starts a ply shallower (from
+        // depth 4: shallower nodes are cheap to search in full)
         let depth = depth - (!hit && depth > 3) as i32;
         let (s, qs) = (ply_adjust(e as i16 as i32, -(ply as i32)), depth < 1); // (mates: from the root)
 
@@ -1090,13 +1099,17 @@ impl Engine {
         if qs && eval >= beta {
             return eval; // stand pat: the side to move need not capture
         }
-        let prune = !pv && !check && !qs; // prunable: no PV, no check, not quiescence
+        // prunable: no PV, not in check, not quiescence as the node came (razoring below may
+        // still turn it into quiescence: prune stays true there, which only lets late-move
+        // pruning see the quiet moves of a captures-only list, e.p. captures: harmless)
+        let prune = !pv && !check && !qs;
         if prune && depth < c!(8) && eval - c!(71) * (depth - improving) >= beta {
             return eval; // reverse futility: too far above beta for a shallow search to matter
         }
         // razoring: far below alpha near the leaves, only captures may save it: quiescence (not
         // when alpha is a mate score: quiescence cannot find the mate that would reach it;
         // 9999 is far above any evaluation and far below any mate, MATE - 999 and up)
+        // (below depth 8, as reverse futility's c!(8) is; that one alone is tuned)
         let (depth, qs) = if prune && depth < 8 && alpha < 9999 && eval + c!(238) * depth < alpha {
             (0, true)
         } else {
@@ -1111,7 +1124,9 @@ impl Engine {
             && eval >= beta.max(self.evals[ply])
             && b.b.iter().any(|&p| p & b.side > 0 && p % 8 % 6 > 1)
         {
-            let r = c!(4) + depth / c!(5) + ((eval - beta) / c!(196)).min(3); // deeper, or far above beta: more
+            // (from depth 3: shallower nodes lose little by searching the moves instead)
+            // R: deeper, or far above beta (by at most 3 plies), more
+            let r = c!(4) + depth / c!(5) + ((eval - beta) / c!(196)).min(3);
             let s = -self.search(&b.null(), -beta, 1 - beta, depth - r, ply + 1, false);
             if s >= beta {
                 return s.min(MATE - 999); // an unproven mate: the side to move passed
@@ -1136,9 +1151,13 @@ impl Engine {
                     // 0: a quiet move (no victim, no promotion)
                     0 if self.killers[ply].contains(m) => 1 << 19,
                     0 => self.history[p][m.to] + self.cont[pc + p % 8][m.to],
-                    // captures and promotions: MVV/LVA (the victim, a promotion's new
-                    // piece, then the cheaper attacker), then how such captures did (the
-                    // capture history, at to ^ 8, the off-board half of the row)
+                    // captures and promotions: MVV/LVA as one sum: twice the victim's value
+                    // (with a promotion's new piece; P 94, N 281, B 297, R 512, Q 936) less 16
+                    // per attacker type (P 1 .. K 6: 16 to 96), so the victim counts first (a
+                    // knight and a bishop, 16 apart, count as equals) and the cheaper attacker
+                    // breaks ties; then how such captures did: the capture history (at to ^ 8,
+                    // the off-board half of the row; within +-512), which can lift a capture
+                    // past one of a somewhat larger victim
                     _ => {
                         (1 << 20) + 2 * (WORTH[v] + WORTH[m.promo as usize]) - p as i32 % 8 * 16
                             + self.history[p][m.to ^ 8]
@@ -1150,7 +1169,7 @@ impl Engine {
             // Deepening: up to `depth` from one past what the hash table knows, at most two plies
             // below (none known: from 1; quiescence: once, at 0), each iteration trying the
             // previous one's best move first. Each iteration is pass 2: the moves searched best
-            // first.
+            // first. (`.min(depth)` applies to the whole `if`: the first iteration's depth.)
             for d in if hit { (draft + 1).max(depth - 2) } else { 1 }.min(depth)..=depth {
                 if let Some(i) = moves.iter().position(|&m| m.pack() == best_move) {
                     // tried first; | d: above the best moves of earlier iterations, which keep
@@ -1160,7 +1179,7 @@ impl Engine {
                 best = if qs { eval } else { -MATE }; // quiescence: standing pat is the floor
                 let (mut a, mut tried, mut quiets) = (alpha.max(best), 0, 0);
                 for i in 0..moves.len() {
-                    let j = (i..moves.len()).max_by_key(|&j| order[j]).unwrap_or(i); // best first
+                    let j = (i..moves.len()).max_by_key(|&j| order[j]).unwrap(); // best first
                     moves.swap(i, j);
                     order.swap(i, j);
                     let (m, victim) = (moves[i], b.b[moves[i].to] as usize & 7);
@@ -1175,6 +1194,7 @@ impl Engine {
                     // (mates hide there; quiescence does not ask). Late-move pruning: past
                     // (1 + d * d) >> (1 - improving) quiet moves (half as many when not
                     // improving), the rest (quiet too) will not cut.
+                    // (futility below depth 8, as reverse futility's c!(8) is)
                     let futile = (qs || prune && tried > 0 && d < 8)
                         && eval + c!(50) + c!(100) * d + gain <= a;
                     if prune && quiet && quiets > (1 + d * d) >> 1 - improving {
@@ -1190,6 +1210,7 @@ impl Engine {
                     // quiet moves also at reduced depth (LMR), less the better their history (not
                     // the ordering score: killers then go unreduced, and that lost to 4ku); a
                     // surprise is searched again
+                    // (from depth 3, and the first two moves never: the likeliest to be best)
                     let r = if d > 2 && tried > 1 && quiet {
                         (((d as f32).ln() * (tried as f32).ln() * 100.) as i32
                             / if pv { c!(200) } else { c!(150) } // (hundredths of a ply)
@@ -1246,6 +1267,7 @@ impl Engine {
                                     &mut [&mut self.cont[pc + p % 8][t], &mut self.history[p][t]]
                                         [(t != q.to) as usize..]
                                 {
+                                    // (the step, +v or -v; less the gravity, **h * v / 512)
                                     **h += if *q == m { v } else { -v } - **h * v / c!(512);
                                 }
                             }
@@ -1271,7 +1293,10 @@ impl Engine {
                 // (a lower bound), a fail low only if below it (an upper bound), and a move that
                 // beat alpha only if quiet (a capture's gain is no error of the evaluation).
                 // The entry moves toward the miss (at most 80 cp, in 1/256 cp) by a weight
-                // that grows with the depth, from 5/512 at d = 1 to 64/512 from d = 8 on.
+                // that grows with the depth, from 5/512 at d = 1 to 64/512 from d = 8 on. The
+                // miss is the one left after the correction (st holds it): three tables each
+                // learning the whole raw miss would add it three times; so each settles at a
+                // part of it, and the three together at about three quarters.
                 let st = self.evals[ply];
                 if d == depth
                     && !qs

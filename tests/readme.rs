@@ -292,7 +292,7 @@ fn readme_commands(text: &str) -> Vec<String> {
 
 /// Commands the tests do not run, and why: each needs what a test should not (another
 /// program, a network, a build of its own, or minutes).
-const NOT_RUN: [(&str, &str); 9] = [
+const NOT_RUN: [(&str, &str); 10] = [
     ("git ", "needs the network"),
     ("cargo ", "builds: the tests run the crate's own binaries"),
     ("cutechess-cli ", "another program, not installed here"),
@@ -305,6 +305,10 @@ const NOT_RUN: [(&str, &str); 9] = [
     ),
     ("tune data.txt ", "needs the data that datagen writes"),
     ("rmax datagen 100000 ", "a day of self-play"),
+    (
+        "spsa ",
+        "needs fastchess and the tune build, and hours (tested in tests/spsa.rs)",
+    ),
 ];
 
 /// Every command of the README runs as printed, where a fresh clone with `cargo install`

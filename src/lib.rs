@@ -1109,7 +1109,7 @@ impl Engine {
         // razoring: far below alpha near the leaves, only captures may save it: quiescence (not
         // when alpha is a mate score: quiescence cannot find the mate that would reach it;
         // 9999 is far above any evaluation and far below any mate, MATE - 999 and up)
-        // (below depth 8, as reverse futility's c!(8) is; that one alone is tuned)
+        // (below depth 8, as reverse futility is; that depth alone is tuned, RfpDepth)
         let (depth, qs) = if prune && depth < 8 && alpha < 9999 && eval + c!(238) * depth < alpha {
             (0, true)
         } else {
@@ -1194,7 +1194,7 @@ impl Engine {
                     // (mates hide there; quiescence does not ask). Late-move pruning: past
                     // (1 + d * d) >> (1 - improving) quiet moves (half as many when not
                     // improving), the rest (quiet too) will not cut.
-                    // (futility below depth 8, as reverse futility's c!(8) is)
+                    // (futility below depth 8, as reverse futility is)
                     let futile = (qs || prune && tried > 0 && d < 8)
                         && eval + c!(50) + c!(100) * d + gain <= a;
                     if prune && quiet && quiets > (1 + d * d) >> 1 - improving {

@@ -15,11 +15,14 @@
 //! PGN's Termination tags. fastchess's own final lines (its pentanomial Elo, and its count,
 //! which must agree) and any warning it gave (an option an engine refused) are shown too.
 
+#[path = "shared/fastchess.rs"]
+mod fastchess;
+
+use fastchess::{clock_seed, on_path, shell_line, valid_tc};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Stockfish's lowest and highest `UCI_Elo` (15.1).
 const SF_ELO: (i64, i64) = (1320, 3190);
@@ -325,36 +328,6 @@ fn strength_name(strength: Strength) -> String {
     }
 }
 
-/// `10+0.1`, `3+0.03`, `40/60+0.5` or `8`: what fastchess's `tc=` takes, roughly.
-fn valid_tc(tc: &str) -> bool {
-    let clock = tc.split_once('/').map_or(tc, |(moves, clock)| {
-        if moves.parse::<u32>().is_ok() {
-            clock
-        } else {
-            "x"
-        }
-    });
-    let (base, inc) = clock.split_once('+').unwrap_or((clock, "0"));
-    let seconds = |s: &str| s.parse::<f64>().is_ok_and(|v| v.is_finite() && v >= 0.0);
-    seconds(base) && seconds(inc) && !base.is_empty()
-}
-
-fn clock_seed() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(1, |d| d.as_secs())
-}
-
-/// `name` in the directories of PATH, then in `more`.
-fn on_path(name: &str, more: &[&str]) -> Option<String> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain(more.iter().map(PathBuf::from))
-        .map(|dir| dir.join(name))
-        .find(|file| file.is_file())
-        .map(|file| file.to_string_lossy().into_owned())
-}
-
 /// The rmax built with this program (`cargo build --release` builds both into one directory).
 fn beside_me() -> Option<String> {
     let me = std::env::current_exe().ok()?;
@@ -362,27 +335,6 @@ fn beside_me() -> Option<String> {
         .parent()?
         .join(format!("rmax{}", std::env::consts::EXE_SUFFIX));
     rmax.is_file().then(|| rmax.to_string_lossy().into_owned())
-}
-
-/// The command as one line a shell takes back: words with other characters than these
-/// single-quoted.
-fn shell_line(words: &[String]) -> String {
-    let plain = |w: &str| {
-        !w.is_empty()
-            && w.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_=+./:,@%".contains(c))
-    };
-    words
-        .iter()
-        .map(|w| {
-            if plain(w) {
-                w.clone()
-            } else {
-                format!("'{}'", w.replace('\'', r"'\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 // ---------------------------------------------------------------------------------------

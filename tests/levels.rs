@@ -644,7 +644,8 @@ fn analyse_shows_the_lines_asked_for_until_enter() {
 #[test]
 fn on_a_terminal_the_analysis_block_is_rewritten_in_place() {
     let _serial = serial();
-    let Some(mut r) = on_a_terminal() else {
+    let Some(mut r) = on_a_terminal("on_a_terminal_the_analysis_block_is_rewritten_in_place")
+    else {
         return;
     };
     r.send("analyse 3");

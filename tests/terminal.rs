@@ -536,7 +536,7 @@ fn eval_explains_the_current_position() {
 
 #[test]
 fn ctrl_d_at_the_first_prompt_ends_the_line() {
-    let Some(mut r) = on_a_terminal() else {
+    let Some(mut r) = on_a_terminal("ctrl_d_at_the_first_prompt_ends_the_line") else {
         return;
     };
     r.send_raw(b"\x04");
@@ -550,7 +550,9 @@ fn ctrl_d_at_the_first_prompt_ends_the_line() {
 
 #[test]
 fn on_a_terminal_the_thinking_line_is_rewritten_and_pieces_are_symbols() {
-    let Some(mut r) = on_a_terminal() else {
+    let Some(mut r) =
+        on_a_terminal("on_a_terminal_the_thinking_line_is_rewritten_and_pieces_are_symbols")
+    else {
         return;
     };
     r.send("time 0.3");
@@ -568,7 +570,9 @@ fn on_a_terminal_the_thinking_line_is_rewritten_and_pieces_are_symbols() {
 
 #[test]
 fn on_a_terminal_a_line_typed_while_rmax_thinks_waits_and_is_shown() {
-    let Some(mut r) = on_a_terminal() else {
+    let Some(mut r) =
+        on_a_terminal("on_a_terminal_a_line_typed_while_rmax_thinks_waits_and_is_shown")
+    else {
         return;
     };
     r.send("time 3600");

@@ -4,7 +4,6 @@
 //! tuner reads lines with and without scores and blends them, and a short tuning run lowers
 //! the error and prints weights in lib.rs's form.
 
-#[allow(unused_imports)] // START: other test files use it
 mod common;
 use common::*;
 use std::process::{Command, ExitStatus};

@@ -1,6 +1,6 @@
 //! Drives the built rmax binary as a child process. Output is read on a thread and handed
 //! over a channel, so every wait has a deadline: a hang fails the test instead of blocking.
-#![allow(dead_code)] // each test file uses its own part of this
+#![allow(dead_code, unused_imports)] // each test file uses its own part of this
 
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};

@@ -388,19 +388,6 @@ fn control_characters_from_input_are_escaped_in_messages() {
     assert_eq!(out.matches("\\x").count(), 3, "{out}");
 }
 
-/// The peak resident memory of process `pid` in kB (Linux).
-fn peak_memory_kb(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc");
-    let line = status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .expect("VmHWM");
-    line.split_whitespace()
-        .nth(1)
-        .and_then(|n| n.parse().ok())
-        .expect("kB")
-}
-
 #[test]
 fn a_new_hash_table_replaces_the_old_one_instead_of_joining_it() {
     let mut r = uci();
@@ -411,7 +398,7 @@ fn a_new_hash_table_replaces_the_old_one_instead_of_joining_it() {
         r.send("position startpos\ngo depth 2");
         r.line("bestmove", 30.0);
     }
-    let peak = peak_memory_kb(r.pid());
+    let peak = memory_kb(r.pid(), "VmHWM");
     // one table of 512 MB and some change; two at once would be over 1 GB
     assert!(peak < 800 << 10, "peak {peak} kB");
 }

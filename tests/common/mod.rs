@@ -497,6 +497,20 @@ pub fn threads_down_to(pid: u32, n: usize, secs: f64) -> usize {
     }
 }
 
+/// A memory figure of process `pid` in kB (Linux: the `field` line of /proc/PID/status, as
+/// `VmSize` for the address space, `VmHWM` for the peak resident memory).
+pub fn memory_kb(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc");
+    let line = status
+        .lines()
+        .find(|l| l.starts_with(&format!("{field}:")))
+        .unwrap_or_else(|| panic!("no {field} in {status}"));
+    line.split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .expect("kB")
+}
+
 /// Timing tests must not compete for the CPU with another test's search: one at a time
 /// (within a test binary).
 static SERIAL: Mutex<()> = Mutex::new(());

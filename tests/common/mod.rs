@@ -613,6 +613,30 @@ pub fn say(r: &mut Rmax, line: &str) -> String {
     r.expect(PROMPT, 30.0)
 }
 
+/// The terminal's `fen`: the FEN of the position now.
+pub fn terminal_fen(r: &mut Rmax) -> String {
+    say(r, "fen").trim_end_matches(PROMPT).trim().to_string()
+}
+
+/// Is the position `after` one legal move away from `before` (FENs)?
+pub fn one_legal_move_apart(before: &str, after: &str) -> bool {
+    let board = board_after(before, &[]);
+    board
+        .gen(false)
+        .into_iter()
+        .any(|m| board.after(m).fen() == after)
+}
+
+/// The seconds a terminal's `rmax plays 1... e5   (depth 9, +0.28, 0.50 s)` line says the
+/// move took (rmax's own clock).
+pub fn played_secs(line: &str) -> f64 {
+    line.rsplit(", ")
+        .next()
+        .and_then(|t| t.strip_suffix(" s)"))
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no time in {line:?}"))
+}
+
 /// rmax on a pseudo-terminal through util-linux `script`, or None where there is no such
 /// `script`: then `test` is skipped, and says so on the test run's own standard error (not
 /// the captured output a passing test hides), as `SKIPPED <test>: ...`.

@@ -4,26 +4,6 @@
 mod common;
 use common::*;
 
-/// A small deterministic generator (xorshift64*), so a failure can be replayed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
-
 /// Words that tend to break parsers.
 const WEIRD: &[&str] = &[
     "",
@@ -149,7 +129,7 @@ fn feed(r: &mut Rmax, lines: &[Vec<u8>]) {
 }
 
 const FENS: [&str; 4] = [
-    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    KIWIPETE,
     "8/P6k/8/8/8/8/6K1/8 w - - 0 1",
     "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
     "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
@@ -163,7 +143,7 @@ fn uci_survives_garbage() {
         "ucinewgame",
         "position startpos",
         "position startpos moves e2e4 e7e5 g1f3",
-        "position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1 moves e1g1",
+        &format!("position fen {KIWIPETE} moves e1g1"),
         "position fen 8/P6k/8/8/8/8/6K1/8 w - - 0 1 moves a7a8q",
         "position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
         "position fen rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3 moves e5f6",
@@ -227,7 +207,7 @@ fn xboard_survives_garbage() {
         "usermove e7e8q",
         "e2e4",
         "d7d5",
-        "setboard r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        &format!("setboard {KIWIPETE}"),
         "setboard 8/P6k/8/8/8/8/6K1/8 w - - 0 1",
         "setboard 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
         "level 40 5 0",
@@ -285,7 +265,7 @@ fn the_terminal_survives_garbage() {
         "eval",
         "threads 3",
         "threads 1",
-        "setboard r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        &format!("setboard {KIWIPETE}"),
         "setboard 8/P6k/8/8/8/8/6K1/8 w - - 0 1",
         "fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
         "fen rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",

@@ -45,29 +45,19 @@ fn check_lines<'a>(
     depths
 }
 
+/// Each depth shows three lines, best first (a later line, searched with another window and
+/// another hash table, can score above an earlier one: the engine sorts them), and the
+/// bestmove is line 1's.
 #[test]
-fn multipv_3_shows_three_lines_a_depth_and_plays_line_1() {
-    let mut r = uci_alone();
-    r.send("setoption name MultiPV value 3");
-    for fen in [START, KIWIPETE, ITALIAN] {
-        r.send(&format!("position fen {fen}"));
-        let (infos, best) = search(&mut r, "go depth 7", 30.0);
-        let board = board_after(fen, &[]);
-        let depths = check_lines(&infos, &board, 3, &best);
-        assert_eq!(depths.len(), 7, "{infos:?}");
-    }
-}
-
-/// The lines of a depth come best first (a later line, searched with another window and
-/// another hash table, can score above an earlier one: the engine sorts them).
-#[test]
-fn multipv_scores_do_not_increase_from_line_to_line() {
+fn multipv_3_shows_three_lines_a_depth_best_first_and_plays_line_1() {
     let mut r = uci_alone();
     r.send("setoption name MultiPV value 3");
     for fen in [START, KIWIPETE, ITALIAN] {
         r.send(&format!("position fen {fen}"));
         let (infos, best) = search(&mut r, "go depth 8", 30.0);
-        for lines in check_lines(&infos, &board_after(fen, &[]), 3, &best) {
+        let depths = check_lines(&infos, &board_after(fen, &[]), 3, &best);
+        assert_eq!(depths.len(), 8, "{infos:?}");
+        for lines in depths {
             let scores: Vec<i64> = lines.iter().map(|l| l.score.expect("score")).collect();
             assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{fen}: {lines:?}");
         }
@@ -177,10 +167,7 @@ fn bad_multipv_and_strength_values_are_refused_and_change_nothing() {
 
 #[test]
 fn the_handshake_offers_multipv_and_the_strength_options() {
-    let _serial = serial();
-    let mut r = Rmax::start(&[]);
-    r.send("uci");
-    let out = r.expect("uciok\n", 5.0);
+    let out = uci_answer(&mut Rmax::start(&[]));
     for option in [
         "option name MultiPV type spin default 1 min 1 max ",
         "option name UCI_LimitStrength type check default false\n",
@@ -217,8 +204,7 @@ fn the_handshake_offers_multipv_and_the_strength_options() {
 #[test]
 fn uci_pacing_is_off_by_default_and_keeps_to_the_clock_when_asked_for() {
     let mut r = Rmax::alone(&[]);
-    r.send("uci");
-    let out = r.expect("uciok\n", 5.0);
+    let out = uci_answer(&mut r);
     assert!(
         out.contains("option name SimulateThinkingTime type check default false\n"),
         "{out}"
@@ -529,12 +515,7 @@ fn a_paced_level_in_the_terminal_takes_time_but_keeps_to_time_and_enter() {
     // quit during the wait leaves at once
     say(&mut r, "new");
     r.send("e4");
-    let ((status, _, _), ms) = timed(|| {
-        r.send("quit");
-        r.wait(5.0)
-    });
-    assert!(status.success());
-    assert!(ms < 500, "quit: {ms} ms");
+    quits_within(r, 500);
 }
 
 #[test]

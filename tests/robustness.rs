@@ -187,9 +187,7 @@ fn uci_survives_garbage() {
             "{fen}: {m}"
         );
     }
-    r.send("quit");
-    let (status, _, err) = r.wait(10.0);
-    assert!(status.success() && err.is_empty(), "{status:?} {err}");
+    quits_within(r, 10_000);
 }
 
 #[test]
@@ -243,9 +241,7 @@ fn xboard_survives_garbage() {
     let m = r.line("move ", 30.0);
     let m = m.split_whitespace().nth(1).unwrap_or("");
     assert!(legal(&board_after(START, &["e2e4"]), m), "{m}");
-    r.send("quit");
-    let (status, _, err) = r.wait(10.0);
-    assert!(status.success() && err.is_empty(), "{status:?} {err}");
+    quits_within(r, 10_000);
 }
 
 #[test]
@@ -300,9 +296,7 @@ fn the_terminal_survives_garbage() {
     r.expect(&format!("{}\nrmax> ", board_after(START, &[]).fen()), 10.0);
     r.send("e4");
     assert!(r.expect("rmax> ", 10.0).contains("rmax plays"));
-    r.send("quit");
-    let (status, _, err) = r.wait(10.0);
-    assert!(status.success() && err.is_empty(), "{status:?} {err}");
+    quits_within(r, 10_000);
 }
 
 #[test]
@@ -401,9 +395,8 @@ fn threads_survive_new_tables_and_games_mid_search() {
         if change.contains("Threads") {
             r.send("stop");
         }
-        let m = r.line("bestmove ", 5.0);
-        let m = m.split_whitespace().nth(1).unwrap_or("");
-        assert!(legal(&board_after(START, &["e2e4"]), m), "{change}: {m}");
+        let m = r.bestmove(5.0);
+        assert!(legal(&board_after(START, &["e2e4"]), &m), "{change}: {m}");
         r.send("position startpos moves e2e4\ngo depth 5");
         let out = r.expect("bestmove ", 30.0);
         assert!(out.contains("info depth 5 "), "{change}: {out}");

@@ -575,13 +575,12 @@ fn ctrl_d_at_the_first_prompt_ends_the_line() {
 
 #[test]
 fn on_a_terminal_the_thinking_line_is_rewritten_and_pieces_are_symbols() {
-    let Some(mut r) =
-        on_a_terminal("on_a_terminal_the_thinking_line_is_rewritten_and_pieces_are_symbols")
-    else {
+    let Some(mut r) = on_a_terminal_thinking(
+        "on_a_terminal_the_thinking_line_is_rewritten_and_pieces_are_symbols",
+        "0.3",
+    ) else {
         return;
     };
-    r.send("time 0.3");
-    r.expect(PROMPT, 5.0);
     r.send("e4");
     let out = r.expect("rmax plays", 10.0);
     assert!(
@@ -595,13 +594,12 @@ fn on_a_terminal_the_thinking_line_is_rewritten_and_pieces_are_symbols() {
 
 #[test]
 fn on_a_terminal_a_line_typed_while_rmax_thinks_waits_and_is_shown() {
-    let Some(mut r) =
-        on_a_terminal("on_a_terminal_a_line_typed_while_rmax_thinks_waits_and_is_shown")
-    else {
+    let Some(mut r) = on_a_terminal_thinking(
+        "on_a_terminal_a_line_typed_while_rmax_thinks_waits_and_is_shown",
+        "3600",
+    ) else {
         return;
     };
-    r.send("time 3600");
-    r.expect(PROMPT, 5.0);
     r.send("e4");
     r.expect("rmax is thinking (Enter: move now)", 5.0);
     r.send("fen");

@@ -15,8 +15,7 @@ use std::time::Duration;
 #[test]
 fn handshake_names_the_engine_and_its_options() {
     let mut r = Rmax::start(&[]);
-    r.send("uci");
-    let out = r.expect("uciok\n", 5.0);
+    let out = uci_answer(&mut r);
     assert!(
         out.starts_with(&format!("id name rmax {}\n", env!("CARGO_PKG_VERSION"))),
         "{out}"
@@ -502,12 +501,7 @@ fn quit_ends_the_process_promptly_even_mid_search() {
     r.send("position startpos");
     r.send("go infinite");
     r.line("info depth 2 ", 5.0);
-    let ((status, _, _), ms) = timed(|| {
-        r.send("quit");
-        r.wait(2.0)
-    });
-    assert!(status.success());
-    assert!(ms < 500, "quit took {ms} ms");
+    quits_within(r, 500);
 }
 
 #[test]

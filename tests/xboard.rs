@@ -260,14 +260,8 @@ fn analysis_mode_follows_the_position_and_answers_status_requests() {
     assert!(fields.len() >= 6, "{stat}");
     assert_eq!(fields[5], "20", "20 legal moves: {stat}");
     // a move restarts the analysis on the new position
-    r.send("e2e4");
-    let line = r.line("1 ", 5.0);
-    let first = line.split_whitespace().nth(4).expect("a pv");
-    assert!(legal(&board_after(START, &["e2e4"]), first), "{line}");
-    r.send("undo");
-    let line = r.line("1 ", 5.0);
-    let first = line.split_whitespace().nth(4).expect("a pv");
-    assert!(legal(&board_after(START, &[]), first), "{line}");
+    restarts_on(&mut r, "e2e4", &["e2e4"]);
+    restarts_on(&mut r, "undo", &[]);
     r.send("setboard 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1");
     let line = r.line("1 100001 ", 5.0); // mate in 1
     assert!(line.ends_with("d1d8"), "{line}");
@@ -279,6 +273,18 @@ fn analysis_mode_follows_the_position_and_answers_status_requests() {
     r.send("memory 8");
     let out = sync(&mut r, 3);
     assert!(!out.contains("Error"), "{out}");
+}
+
+/// In analysis mode, `command` restarts the analysis from depth 1 on the position after
+/// `moves` from the start: the first thinking line's PV starts with a move of it.
+fn restarts_on(r: &mut Rmax, command: &str, moves: &[&str]) {
+    r.send(command);
+    let line = r.line("1 ", 5.0);
+    let first = line.split_whitespace().nth(4).expect("a pv");
+    assert!(
+        legal(&board_after(START, moves), first),
+        "{command}: {line}"
+    );
 }
 
 #[test]
@@ -437,11 +443,7 @@ fn new_restarts_the_analysis_on_the_start_position() {
     let line = r.line("1 100001 ", 5.0); // mate in 1
     assert!(line.ends_with("d1d8"), "{line}");
     r.line("3 ", 5.0);
-    r.send("new");
-    // the first line after `new` that starts a depth: 1, on the start position
-    let line = r.line("1 ", 5.0);
-    let first = line.split_whitespace().nth(4).expect("a pv");
-    assert!(legal(&board_after(START, &[]), first), "{line}");
+    restarts_on(&mut r, "new", &[]);
     r.line("3 ", 5.0); // (it goes on)
     let out = sync(&mut r, 1);
     assert!(!out.contains("move "), "{out}");

@@ -307,32 +307,18 @@ impl Rmax {
     /// Waits up to `secs` for a whole line starting with `prefix`; returns that line (without
     /// the newline) and consumes the output up to its end.
     pub fn line(&mut self, prefix: &str, secs: f64) -> String {
-        let deadline = Instant::now() + Duration::from_secs_f64(secs);
-        let mut start = 0; // the start of the first line not looked at yet
-        loop {
-            while let Some(n) = self.pending[start..].iter().position(|&b| b == b'\n') {
-                let line = String::from_utf8_lossy(&self.pending[start..start + n])
-                    .trim_end()
-                    .to_string();
-                if line.starts_with(prefix) {
-                    self.pending.drain(..start + n + 1);
-                    return line;
-                }
-                start += n + 1;
-            }
-            if !self.fill(deadline) {
-                panic!(
-                    "no line starting {prefix:?} from rmax within {secs} s; unread output:\n{}",
-                    self.text()
-                );
-            }
-        }
+        self.poll_line(prefix, secs).unwrap_or_else(|| {
+            panic!(
+                "no line starting {prefix:?} from rmax within {secs} s; unread output:\n{}",
+                self.text()
+            )
+        })
     }
 
     /// Like `line`, but None instead of a panic when no such line came within `secs`.
     pub fn poll_line(&mut self, prefix: &str, secs: f64) -> Option<String> {
         let deadline = Instant::now() + Duration::from_secs_f64(secs);
-        let mut start = 0;
+        let mut start = 0; // the start of the first line not looked at yet
         loop {
             while let Some(n) = self.pending[start..].iter().position(|&b| b == b'\n') {
                 let line = String::from_utf8_lossy(&self.pending[start..start + n])
@@ -423,6 +409,17 @@ impl Drop for Rmax {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Sends `quit`: the process ends, successfully, within `most_ms`, with nothing on its
+/// standard error.
+pub fn quits_within(mut r: Rmax, most_ms: u128) {
+    let ((status, _, err), ms) = timed(|| {
+        r.send("quit");
+        r.wait(10.0)
+    });
+    assert!(status.success() && err.is_empty(), "{status:?} {err}");
+    assert!(ms < most_ms, "quit took {ms} ms");
 }
 
 /// Runs `rmax args...` with no input to its end (within `secs`).
@@ -530,9 +527,14 @@ impl Rmax {
 
 /// The `uci` handshake, whose answer must end in `uciok`; returns `r`.
 fn handshake(mut r: Rmax) -> Rmax {
-    r.send("uci");
-    r.expect("uciok\n", 5.0);
+    uci_answer(&mut r);
     r
+}
+
+/// Sends `uci`: the answer, up to and including `uciok`.
+pub fn uci_answer(r: &mut Rmax) -> String {
+    r.send("uci");
+    r.expect("uciok\n", 5.0)
 }
 
 /// rmax after the `uci` handshake.
@@ -672,6 +674,22 @@ pub fn on_a_terminal(test: &str) -> Option<Rmax> {
 /// `eprint!`), so that a skip shows in every run, not only when a test fails.
 pub fn skipped(test: &str, why: &str) {
     let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
+}
+
+/// `on_a_terminal(test)`, thinking `secs` a move (`time`).
+pub fn on_a_terminal_thinking(test: &str, secs: &str) -> Option<Rmax> {
+    let mut r = on_a_terminal(test)?;
+    r.send(&format!("time {secs}"));
+    r.expect(PROMPT, 5.0);
+    Some(r)
+}
+
+/// xboard: `ping n`; the output before the `pong`, which must hold neither `Error` nor
+/// `Illegal`.
+pub fn sync_clean(r: &mut Rmax, n: u32) -> String {
+    let out = sync(r, n);
+    assert!(!out.contains("Error") && !out.contains("Illegal"), "{out}");
+    out
 }
 
 /// The last row of an `eval` table (`Total, side to move  -8  Black to move ...`): the

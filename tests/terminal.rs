@@ -403,7 +403,7 @@ fn thinking_shows_depth_white_score_and_the_line_in_san() {
 
 #[test]
 fn a_forced_mate_is_played_without_using_the_whole_time() {
-    let mut r = terminal("60");
+    let mut r = terminal_alone("60");
     // Black to move mates in two (Qf3+ ... Qg2#)
     say(&mut r, "setboard 6k1/5ppp/8/8/8/5q2/5PPP/6K1 b - - 0 1");
     let clock = std::time::Instant::now();

@@ -389,6 +389,9 @@ const BAD_OPTIONS: [&str; 9] = [
 #[test]
 fn setoption_errors_are_reported_and_change_nothing() {
     let mut r = uci_alone();
+    // (counted before any search: a search thread that has just said bestmove may not have
+    // ended yet)
+    let idle = thread_count(r.pid());
     // Hash: the same searches, with and without refused values between them, count the same
     // nodes: no table was cleared or resized (a new table would count the first search's
     // nodes again, the table of the first search counts fewer)
@@ -410,7 +413,6 @@ fn setoption_errors_are_reported_and_change_nothing() {
     let second = italian_nodes(&mut r, 1);
     assert_eq!([first[0], second[0]], [want[0], want[1]]);
     // Threads: still the 2 set before the refused 0
-    let idle = thread_count(r.pid());
     r.send("setoption name Threads value 2");
     r.send("setoption name Threads value 0");
     r.line("info string error", 5.0);

@@ -459,6 +459,18 @@ fn play(engine: &mut Engine, mut rng: Rng, nodes: u64) -> (Vec<Board>, usize) {
         keys.push(board.key);
         board.make(moves[rng.below(moves.len())]);
     }
+    play_from(engine, board, keys, nodes)
+}
+
+/// Plays the game on from `board` (`keys`: the keys of the positions before it, one a ply
+/// played), each move a search of `nodes` nodes, until it ends or is adjudicated: its quiet
+/// positions and the result, as `play` returns them.
+fn play_from(
+    engine: &mut Engine,
+    mut board: Board,
+    mut keys: Vec<u64>,
+    nodes: u64,
+) -> (Vec<Board>, usize) {
     engine.resize(HASH_MB); // a fresh hash table: nothing carried over from the last game
     let mut quiet = vec![];
     let mut decisive = 0i32; // plies in a row with |score| > WIN_SCORE, signed: + White ahead
@@ -522,6 +534,10 @@ fn play(engine: &mut Engine, mut rng: Rng, nodes: u64) -> (Vec<Board>, usize) {
 mod tests {
     use super::*;
 
+    /// White: king, two rooks and three pawns; Black: a bare king in the middle of the
+    /// board, which two rooks need more than three moves to mate.
+    const FAR_AHEAD: &str = "8/8/8/4k3/8/8/5PPP/RR5K w - - 0 1";
+
     fn labeller(nodes: u64) -> Labeller {
         let search = LabelSearch {
             teacher: None,
@@ -576,6 +592,28 @@ mod tests {
         assert!(label(&["--teacher", "sf", "--label-nodes", "9"]).is_err());
         assert!(label(&["--teacher-nodes", "9"]).is_err());
         assert!(label(&["--label-depth", "x"]).is_err());
+    }
+
+    /// README: games are adjudicated, won beyond 10 pawns for 6 plies, drawn after 400.
+    /// White is far ahead (two rooks and three pawns against a bare king, no mate within three
+    /// moves):
+    /// with 394 plies behind it the game is won after 6 more, the 6th search's score the last
+    /// one beyond 10 pawns; with 395 the 400th ply comes first, a draw.
+    #[test]
+    fn games_are_won_after_6_plies_beyond_10_pawns_and_drawn_at_400() {
+        let board = Board::from_fen(FAR_AHEAD).expect("a FEN");
+        let mut engine = Engine::new(HASH_MB);
+        // (keys that repeat nothing: the half-move clock is 0 anyway)
+        let keys = |n: u64| (1..=n).collect::<Vec<u64>>();
+        let (quiet, result) = play_from(&mut engine, board, keys(394), 300);
+        assert_eq!(result, 0, "White wins");
+        assert!(quiet.len() <= 6, "{} positions", quiet.len());
+        let (quiet, result) = play_from(&mut engine, board, keys(395), 300);
+        assert_eq!(result, 1, "a draw");
+        assert!(quiet.len() <= 5, "{} positions", quiet.len());
+        // and a game that is not decided goes on to the 400th ply
+        let (quiet, result) = play_from(&mut engine, board, keys(399), 300);
+        assert_eq!((quiet.len() <= 1, result), (true, 1));
     }
 
     #[test]

@@ -470,17 +470,63 @@ fn perft_until(board: &Board, depth: u32, stop: &AtomicBool) -> Option<u64> {
 mod tests {
     use super::*;
 
+    /// A table of `n` slots, the ones in `filled` holding data.
+    fn table(n: usize, filled: impl Iterator<Item = usize>) -> Vec<Slot> {
+        let table: Vec<Slot> = (0..n).map(|_| Default::default()).collect();
+        for i in filled {
+            table[i][1].store(i as u64 + 1, Relaxed);
+        }
+        table
+    }
+
+    #[test]
+    fn hashfull_is_the_permille_of_the_first_1000_slots_in_use() {
+        assert_eq!(hashfull(&table(4096, 0..0)), 0);
+        assert_eq!(hashfull(&table(4096, 0..1000)), 1000);
+        assert_eq!(hashfull(&table(4096, (0..1000).step_by(4))), 250);
+        // what lies beyond the first 1000 slots is not looked at
+        assert_eq!(hashfull(&table(4096, 1000..4096)), 0);
+        // a key alone (slot word 0) is no entry: the data word tells
+        let keyed = table(4096, 0..0);
+        keyed[7][0].store(12345, Relaxed);
+        assert_eq!(hashfull(&keyed), 0);
+    }
+
+    /// A search's hashfull is what the whole table holds, within the sampling error of
+    /// 1000 slots.
     #[test]
     fn hashfull_counts_the_slots_a_search_filled() {
         let mut engine = Engine::new(1);
         assert_eq!(hashfull(&engine.tt), 0);
         let board = Board::from_fen(rmax::START).expect("the start position");
         let lim = Limits {
-            depth: 7,
+            depth: 11,
             ..Limits::default()
         };
         engine.think(&board, &[], lim);
+        let used = engine.tt.iter().filter(|e| e[1].load(Relaxed) > 0).count();
+        let whole = used * 1000 / engine.tt.len();
         let full = hashfull(&engine.tt);
-        assert!(full > 0 && full <= 1000, "{full}");
+        assert!(
+            (100..900).contains(&whole),
+            "{whole} permille: no test of sampling"
+        );
+        assert!(
+            full.abs_diff(whole) <= 60,
+            "{full} against {whole} of the whole table"
+        );
+    }
+
+    /// README: a level, or a search given under 100 ms, plays on one thread; the rest on all.
+    #[test]
+    fn a_level_or_a_search_under_100ms_searches_on_one_thread() {
+        let mut searcher = Searcher::new(None);
+        searcher.set_threads(3);
+        assert_eq!(searcher.searching(99, false), 1);
+        assert_eq!(searcher.searching(0, false), 1);
+        assert_eq!(searcher.searching(100, false), 3);
+        assert_eq!(searcher.searching(u64::MAX, false), 3);
+        assert_eq!(searcher.searching(u64::MAX, true), 1);
+        assert_eq!(searcher.searching(5000, true), 1);
     }
 }

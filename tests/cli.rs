@@ -3,33 +3,12 @@
 mod common;
 use common::*;
 
-const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
-
-/// The divide lines (`e2e4: 20`) of a perft output, checked against the library.
-fn check_divide(out: &str, fen: &str, depth: u32) {
-    let board = board_after(fen, &[]);
-    let mut sum = 0;
-    let divide: Vec<&str> = out
-        .lines()
-        .filter(|l| l.contains(": ") && !l.starts_with("Nodes") && !l.starts_with("Time"))
-        .collect();
-    assert_eq!(divide.len(), board.gen(false).len(), "{out}");
-    for line in divide {
-        let (m, n) = line.split_once(": ").expect("move: count");
-        let mv = board
-            .parse_move(m)
-            .unwrap_or_else(|| panic!("{m} is not legal"));
-        let n: u64 = n.parse().expect("a count");
-        assert_eq!(n, board.after(mv).perft(depth - 1), "{line}");
-        sum += n;
-    }
+/// A perft output of `fen` to `depth`: the divide, a `Time:` line with the speed, and
+/// `Nodes searched: <total>` last.
+fn check_perft_output(out: &str, fen: &str, depth: u32) {
+    let total = check_divide(out, fen, depth);
     let last = out.lines().last().unwrap_or("");
-    assert_eq!(
-        last,
-        format!("Nodes searched: {}", board.perft(depth)),
-        "{out}"
-    );
-    assert_eq!(sum, board.perft(depth));
+    assert_eq!(last, format!("Nodes searched: {total}"), "{out}");
     assert!(
         out.lines()
             .any(|l| l.starts_with("Time: ") && l.contains("per second")),
@@ -41,68 +20,67 @@ fn check_divide(out: &str, fen: &str, depth: u32) {
 fn perft_prints_the_divide_the_time_and_the_node_count() {
     let (status, out, err) = run(&["perft", "3"], 30.0);
     assert!(status.success(), "{err}");
-    check_divide(&out, START, 3);
+    check_perft_output(&out, START, 3);
 }
 
 #[test]
 fn perft_takes_a_fen_as_one_argument_or_as_several() {
     let (status, one, _) = run(&["perft", "2", KIWIPETE], 30.0);
     assert!(status.success());
-    check_divide(&one, KIWIPETE, 2);
+    check_perft_output(&one, KIWIPETE, 2);
     let mut args = vec!["perft", "2"];
     args.extend(KIWIPETE.split(' '));
     let (status, several, _) = run(&args, 30.0);
     assert!(status.success());
-    check_divide(&several, KIWIPETE, 2);
+    check_perft_output(&several, KIWIPETE, 2);
 }
 
-#[test]
-fn bench_is_deterministic_and_ends_with_the_openbench_line() {
-    let mut counts = vec![];
-    for _ in 0..2 {
-        let (status, out, err) = run(&["bench", "3"], 120.0);
-        assert!(status.success(), "{err}");
-        let last = out.lines().last().unwrap_or("");
-        let words: Vec<&str> = last.split(' ').collect();
-        assert!(
-            matches!(words[..], [_, "nodes", _, "nps"]),
-            "last line: {last:?}"
+/// A `bench` output: its lines `i/N  nodes  move  FEN`, each checked against a search of the
+/// library to `depth` with a fresh 16 MB hash table (the same nodes, the same move); the
+/// last line `<nodes> nodes <speed> nps` with their sum. Returns the number of positions.
+fn check_bench(out: &str, depth: i32) -> usize {
+    let last = out.lines().last().unwrap_or("");
+    let words: Vec<&str> = last.split(' ').collect();
+    assert!(
+        matches!(words[..], [_, "nodes", _, "nps"]),
+        "last line: {last:?}"
+    );
+    let total: u64 = words[0].parse().expect("node count");
+    words[2].parse::<u64>().expect("speed");
+    let lines: Vec<&str> = out.lines().filter(|l| l.contains(" nodes  ")).collect();
+    let mut sum = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(words[0], format!("{}/{}", i + 1, lines.len()), "{line}");
+        let fen = words[4..].join(" ");
+        let board = Board::from_fen(&fen).unwrap_or_else(|e| panic!("{line}: {e}"));
+        let lim = rmax::Limits {
+            depth,
+            ..rmax::Limits::default()
+        };
+        let (best, info) = rmax::Engine::new(16).think(&board, &[], lim);
+        let best = best.map_or("0000".into(), |m| m.to_string());
+        assert_eq!(
+            (words[1], words[3]),
+            (&*info.nodes.to_string(), &*best),
+            "{line}"
         );
-        let nodes: u64 = words[0].parse().expect("node count");
-        words[2].parse::<u64>().expect("speed");
-        let positions: Vec<&str> = out
-            .lines()
-            .filter(|l| l.contains(" nodes ") && l != &last)
-            .collect();
-        assert!(positions.len() >= 30, "{out}");
-        // lines are numbered "i/N": every built-in position is searched
-        let of = positions[0]
-            .split('/')
-            .nth(1)
-            .and_then(|n| n.split_whitespace().next());
-        assert_eq!(of, Some(positions.len().to_string().as_str()), "{out}");
-        let sum: u64 = positions
-            .iter()
-            .map(|l| {
-                l.split_whitespace()
-                    .nth(1)
-                    .and_then(|n| n.parse::<u64>().ok())
-                    .expect("per-position nodes")
-            })
-            .sum();
-        assert_eq!(sum, nodes, "the total is the sum of the positions");
-        assert!(nodes > 0);
-        counts.push(nodes);
+        sum += info.nodes;
     }
-    assert_eq!(counts[0], counts[1], "bench node counts differ");
-    let (_, deeper, _) = run(&["bench", "4"], 120.0);
-    let deeper: u64 = deeper
-        .lines()
-        .last()
-        .and_then(|l| l.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .expect("nodes");
-    assert!(deeper > counts[0], "depth 4 searches more than depth 3");
+    assert_eq!(sum, total, "the total is the sum of the positions");
+    lines.len()
+}
+
+/// README: `rmax bench [DEPTH]`: fixed-depth searches (default 7) of 38 built-in positions,
+/// each with a fresh 16 MB hash; the last line as OpenBench reads it.
+#[test]
+fn bench_searches_38_positions_to_depth_7_and_ends_with_the_openbench_line() {
+    let (status, out, err) = run(&["bench"], 120.0);
+    assert!(status.success(), "{err}");
+    assert_eq!(check_bench(&out, 7), 38, "{out}");
+    let (status, out, err) = run(&["bench", "3"], 120.0);
+    assert!(status.success(), "{err}");
+    assert_eq!(check_bench(&out, 3), 38, "{out}");
 }
 
 #[test]

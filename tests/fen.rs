@@ -1,38 +1,8 @@
 //! FEN parsing and printing, incremental state, move text, castling, e.p. and draw helpers.
 
 mod common;
-use common::{Board, Move, Perft, START};
+use common::{suite_fens, Board, Move, Perft, Rng, START};
 use std::collections::BTreeSet;
-
-/// A tiny deterministic PRNG (xorshift64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
-/// The FENs of tests/data/perft.epd (the text before the first ';').
-fn suite() -> Vec<String> {
-    let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/perft.epd"))
-            .unwrap();
-    let fens: Vec<String> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| l.split(';').next().unwrap().trim().to_string())
-        .collect();
-    assert_eq!(fens.len(), 127);
-    fens
-}
 
 fn board(fen: &str) -> Board {
     Board::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
@@ -265,7 +235,7 @@ fn accepted_variants() {
 
 #[test]
 fn every_suite_position_round_trips() {
-    for fen in suite() {
+    for fen in suite_fens() {
         let b = board(&fen);
         let out = b.fen();
         // the suite's e.p. squares and castling rights are all real, so nothing is normalised
@@ -537,7 +507,7 @@ fn check_usable(input: &str, b: &Board) {
 
 #[test]
 fn fuzzed_fens_never_panic() {
-    let fens = suite();
+    let fens = suite_fens();
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let (mut ok, mut err, mut total) = (0, 0, 0);
     for round in 0..30 {
@@ -567,41 +537,65 @@ fn fuzzed_fens_never_panic() {
     );
 }
 
+/// Odd inputs, each with its verdict: the FEN an accepted one prints, or a word of the
+/// message a rejected one gets.
 #[test]
 fn hand_picked_odd_inputs() {
-    for s in [
-        "\u{0}",
-        "////////",
-        "8/8/8/8/8/8/8/8/ w - - 0 1",
-        "k7/8/8/8/8/8/8/K7 w - - 4294967295 4294967295",
-        "k7/8/8/8/8/8/8/K7 w - - 4294967296 1",
-        "k7/8/8/8/8/8/8/K7 w - - 0 4294967296",
-        "k7/8/8/8/8/8/8/K7 w - - +0 +1",
-        "k7/8/8/8/8/8/8/K7 w - - 0 1 extra",
-        "k7/8/8/8/8/8/8/K7 w - - 0",
-        "k7/8/8/8/8/8/8/K7 w - -",
-        "k7/8/8/8/8/8/8/K7 w -",
-        "k7/8/8/8/8/8/8/K7 w - a0 0 1",
-        "k7/8/8/8/8/8/8/K7 w - a\u{0} 0 1",
-        "k7/8/8/8/8/8/8/K7 w - é 0 1",
-        "k7/8/8/8/8/8/8/K7 w - ée 0 1",
-        "k7/8/8/8/8/8/8/K7 w é - 0 1",
-        "k7/8/8/8/8/8/8/K7 é - - 0 1",
-        "k7/8/8/8/8/8/8/K7 w KQkqKQkq - 0 1",
-        "k7/8/8/8/8/8/8/K7\u{3000}w\u{3000}-\u{3000}-",
-        "k7/8/8/8/8/8/8/K61 w - - 0 1",
-        "k7/8/8/8/8/8/8/K11111111 w - - 0 1",
-        "k7/8/8/8/8/8/8/KKKKKKKKK w - - 0 1",
-        "k7/8/8/8/8/8/8/8K w - - 0 1",
-        "k7/8/8/8/8/8/8/K8 w - - 0 1",
-        "KQRBNPk1/8/8/8/8/8/8/8 w - - 0 1",
-        "kqrbnpK1/8/8/8/8/8/8/8 w - - 0 1",
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq h3 0 1",
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq a1 0 1",
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq h8 0 1",
+    // (what most accepted inputs come to)
+    const BARE: Result<&str, &str> = Ok("k7/8/8/8/8/8/8/K7 w - - 0 1");
+    for (s, verdict) in [
+        ("\u{0}", Err("field")),
+        ("////////", Err("field")),
+        ("8/8/8/8/8/8/8/8/ w - - 0 1", Err("8 ranks")),
+        // (the counters are kept within what the board stores)
+        (
+            "k7/8/8/8/8/8/8/K7 w - - 4294967295 4294967295",
+            Ok("k7/8/8/8/8/8/8/K7 w - - 999 99999"),
+        ),
+        ("k7/8/8/8/8/8/8/K7 w - - 4294967296 1", Err("number")),
+        ("k7/8/8/8/8/8/8/K7 w - - 0 4294967296", Err("number")),
+        ("k7/8/8/8/8/8/8/K7 w - - +0 +1", BARE),
+        ("k7/8/8/8/8/8/8/K7 w - - 0 1 extra", Err("field")),
+        ("k7/8/8/8/8/8/8/K7 w - - 0", BARE),
+        ("k7/8/8/8/8/8/8/K7 w - -", BARE),
+        ("k7/8/8/8/8/8/8/K7 w -", Err("field")),
+        ("k7/8/8/8/8/8/8/K7 w - a0 0 1", Err("en-passant")),
+        ("k7/8/8/8/8/8/8/K7 w - a\u{0} 0 1", Err("en-passant")),
+        ("k7/8/8/8/8/8/8/K7 w - é 0 1", Err("en-passant")),
+        ("k7/8/8/8/8/8/8/K7 w - ée 0 1", Err("en-passant")),
+        ("k7/8/8/8/8/8/8/K7 w é - 0 1", Err("castling")),
+        ("k7/8/8/8/8/8/8/K7 é - - 0 1", Err("side")),
+        // rights without their king and rook are dropped, however often they are named
+        ("k7/8/8/8/8/8/8/K7 w KQkqKQkq - 0 1", BARE),
+        // (an ideographic space is white space, as Unicode has it)
+        ("k7/8/8/8/8/8/8/K7\u{3000}w\u{3000}-\u{3000}-", BARE),
+        ("k7/8/8/8/8/8/8/K61 w - - 0 1", BARE),
+        ("k7/8/8/8/8/8/8/K11111111 w - - 0 1", Err("9 squares")),
+        ("k7/8/8/8/8/8/8/KKKKKKKKK w - - 0 1", Err("9 squares")),
+        ("k7/8/8/8/8/8/8/8K w - - 0 1", Err("9 squares")),
+        ("k7/8/8/8/8/8/8/K8 w - - 0 1", Err("9 squares")),
+        ("KQRBNPk1/8/8/8/8/8/8/8 w - - 0 1", Err("pawn")),
+        ("kqrbnpK1/8/8/8/8/8/8/8 w - - 0 1", Err("pawn")),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq h3 0 1",
+            Err("en-passant"),
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq a1 0 1",
+            Err("en-passant"),
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq h8 0 1",
+            Err("en-passant"),
+        ),
     ] {
-        if let Ok(b) = Board::from_fen(s) {
-            check_usable(s, &b);
+        match (Board::from_fen(s), verdict) {
+            (Ok(b), Ok(fen)) => {
+                assert_eq!(b.fen(), fen, "{s:?}");
+                check_usable(s, &b);
+            }
+            (Err(e), Err(word)) => assert!(e.to_lowercase().contains(word), "{s:?}: {e}"),
+            (got, want) => panic!("{s:?}: {:?}, not {want:?}", got.map(|b| b.fen())),
         }
     }
 }
@@ -670,7 +664,7 @@ fn random_games(start: &str, games: usize, plies: usize, rng: &mut Rng) -> [usiz
 fn incremental_state_equals_state_from_scratch() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut seen = random_games(START, 60, 300, &mut rng);
-    for fen in suite() {
+    for fen in suite_fens() {
         let s = random_games(&fen, 3, 120, &mut rng);
         for i in 0..4 {
             seen[i] += s[i];
@@ -690,7 +684,7 @@ fn incremental_state_equals_state_from_scratch() {
 fn move_text_round_trips() {
     let mut rng = Rng(12345);
     let mut checked = 0;
-    for fen in suite() {
+    for fen in suite_fens() {
         let mut b = board(&fen);
         for _ in 0..40 {
             let moves = b.gen(false);
@@ -735,7 +729,7 @@ fn move_text_round_trips() {
 #[test]
 fn gen_noisy_is_the_captures_and_queen_promotions() {
     let mut rng = Rng(777);
-    for fen in suite() {
+    for fen in suite_fens() {
         let mut b = board(&fen);
         for _ in 0..30 {
             let all = b.gen(false);

@@ -3,64 +3,15 @@
 
 mod common;
 use common::*;
-use std::time::Instant;
 
-const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
-const ITALIAN: &str = "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 1 5";
 /// White's king on g1 has two moves (f1, h1): the rook on a2 holds the second rank.
 const TWO_MOVES: &str = "k7/8/8/8/8/8/r7/6K1 w - - 0 1";
-
-/// One `info depth` line, taken apart.
-#[derive(Debug)]
-struct InfoLine {
-    depth: u32,
-    /// None when the line names no `multipv`.
-    multipv: Option<usize>,
-    /// Centipawns; mates as +-(100000 - moves).
-    score: Option<i64>,
-    nodes: u64,
-    pv: Vec<String>,
-}
-
-fn parse_info(line: &str) -> InfoLine {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let after = |key: &str| {
-        words
-            .iter()
-            .position(|&w| w == key)
-            .map(|i| words.get(i + 1).copied().unwrap_or(""))
-    };
-    let number = |key: &str| after(key).and_then(|v| v.parse::<i64>().ok());
-    let score = match after("score") {
-        Some("cp") => number("cp"),
-        Some("mate") => number("mate").map(|m| m.signum() * (100_000 - m.abs())),
-        _ => None,
-    };
-    let pv = match words.iter().position(|&w| w == "pv") {
-        Some(i) => words[i + 1..].iter().map(|w| w.to_string()).collect(),
-        None => vec![],
-    };
-    InfoLine {
-        depth: number("depth").expect("depth") as u32,
-        multipv: number("multipv").map(|k| k as usize),
-        score,
-        nodes: number("nodes").unwrap_or(0) as u64,
-        pv,
-    }
-}
 
 /// Sends `go ...` and returns its `info depth` lines and the bestmove.
 fn search(r: &mut Rmax, go: &str, secs: f64) -> (Vec<InfoLine>, String) {
     r.send(go);
-    let out = r.expect("bestmove", secs);
-    let line = r.line("", 5.0); // the rest of the bestmove line
-    let infos = out
-        .lines()
-        .filter(|l| l.starts_with("info depth"))
-        .map(parse_info)
-        .collect();
-    let best = line.split_whitespace().next().unwrap_or("").to_string();
-    (infos, best)
+    let (out, best) = r.until_bestmove(secs);
+    (info_lines(&out), best)
 }
 
 /// Checks that every depth shows lines 1..=k in order, with different legal first moves; and
@@ -94,31 +45,19 @@ fn check_lines<'a>(
     depths
 }
 
+/// Each depth shows three lines, best first (a later line, searched with another window and
+/// another hash table, can score above an earlier one: the engine sorts them), and the
+/// bestmove is line 1's.
 #[test]
-fn multipv_3_shows_three_lines_a_depth_and_plays_line_1() {
-    let _serial = serial();
-    let mut r = uci();
-    r.send("setoption name MultiPV value 3");
-    for fen in [START, KIWIPETE, ITALIAN] {
-        r.send(&format!("position fen {fen}"));
-        let (infos, best) = search(&mut r, "go depth 7", 30.0);
-        let board = board_after(fen, &[]);
-        let depths = check_lines(&infos, &board, 3, &best);
-        assert_eq!(depths.len(), 7, "{infos:?}");
-    }
-}
-
-/// The lines of a depth come best first (a later line, searched with another window and
-/// another hash table, can score above an earlier one: the engine sorts them).
-#[test]
-fn multipv_scores_do_not_increase_from_line_to_line() {
-    let _serial = serial();
-    let mut r = uci();
+fn multipv_3_shows_three_lines_a_depth_best_first_and_plays_line_1() {
+    let mut r = uci_alone();
     r.send("setoption name MultiPV value 3");
     for fen in [START, KIWIPETE, ITALIAN] {
         r.send(&format!("position fen {fen}"));
         let (infos, best) = search(&mut r, "go depth 8", 30.0);
-        for lines in check_lines(&infos, &board_after(fen, &[]), 3, &best) {
+        let depths = check_lines(&infos, &board_after(fen, &[]), 3, &best);
+        assert_eq!(depths.len(), 8, "{infos:?}");
+        for lines in depths {
             let scores: Vec<i64> = lines.iter().map(|l| l.score.expect("score")).collect();
             assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{fen}: {lines:?}");
         }
@@ -127,8 +66,7 @@ fn multipv_scores_do_not_increase_from_line_to_line() {
 
 #[test]
 fn multipv_beyond_the_legal_moves_shows_every_move() {
-    let _serial = serial();
-    let mut r = uci();
+    let mut r = uci_alone();
     let board = board_after(TWO_MOVES, &[]);
     assert_eq!(board.gen(false).len(), 2);
     r.send("setoption name MultiPV value 5");
@@ -191,8 +129,7 @@ fn multipv_1_and_uci_elo_alone_search_exactly_as_without_options() {
 
 #[test]
 fn bad_multipv_and_strength_values_are_refused_and_change_nothing() {
-    let _serial = serial();
-    let mut r = uci();
+    let mut r = uci_alone();
     r.send("setoption name MultiPV value 2");
     r.send("setoption name UCI_LimitStrength value true");
     r.send("setoption name UCI_Elo value 1000");
@@ -230,10 +167,7 @@ fn bad_multipv_and_strength_values_are_refused_and_change_nothing() {
 
 #[test]
 fn the_handshake_offers_multipv_and_the_strength_options() {
-    let _serial = serial();
-    let mut r = Rmax::start(&[]);
-    r.send("uci");
-    let out = r.expect("uciok\n", 5.0);
+    let out = uci_answer(&mut Rmax::start(&[]));
     for option in [
         "option name MultiPV type spin default 1 min 1 max ",
         "option name UCI_LimitStrength type check default false\n",
@@ -266,54 +200,52 @@ fn the_handshake_offers_multipv_and_the_strength_options() {
 
 /// `SimulateThinkingTime` (pacing, as Velvet names it) is off unless the GUI asks: a level
 /// answers at once. Asked for, a level's move takes a person's time (at least pace.rs's
-/// 600 ms), within the move's budget, and `stop` ends the wait.
+/// 600 ms, at most its 4 s), within the move's budget, and `stop` ends the wait.
 #[test]
 fn uci_pacing_is_off_by_default_and_keeps_to_the_clock_when_asked_for() {
-    let _serial = serial();
-    let mut r = Rmax::start(&[]);
-    r.send("uci");
-    let out = r.expect("uciok\n", 5.0);
+    let mut r = Rmax::alone(&[]);
+    let out = uci_answer(&mut r);
     assert!(
         out.contains("option name SimulateThinkingTime type check default false\n"),
         "{out}"
     );
     r.send("setoption name UCI_LimitStrength value true");
     r.send("setoption name UCI_Elo value 1000");
-    let timed = |r: &mut Rmax, go: &str| {
+    let after_e4 = |r: &mut Rmax, go: &str| {
         r.send("position startpos moves e2e4");
-        let clock = Instant::now();
-        let (_, best) = search(r, go, 10.0);
+        let ((_, best), ms) = timed(|| search(r, go, 10.0));
         assert!(legal(&board_after(START, &["e2e4"]), &best), "{go}: {best}");
-        clock.elapsed().as_millis()
+        ms
     };
-    let quick = timed(&mut r, "go movetime 5000");
-    assert!(quick < 300, "not paced by default: {quick} ms");
+    // (a paced move takes 600 ms at least: less is not paced)
+    let quick = after_e4(&mut r, "go movetime 5000");
+    assert!(quick < 500, "not paced by default: {quick} ms");
     r.send("setoption name SimulateThinkingTime value maybe");
     assert!(r.line("info string", 5.0).contains("error"));
     r.send("setoption name SimulateThinkingTime value true");
-    let paced = timed(&mut r, "go movetime 5000");
-    assert!((600..4500).contains(&paced), "paced: {paced} ms");
-    // the budget of a move on a 300 ms clock is under 300 ms: so is the wait
-    let short = timed(&mut r, "go wtime 300 btime 300");
+    let paced = after_e4(&mut r, "go movetime 5000");
+    assert!((600..8000).contains(&paced), "paced: {paced} ms");
+    // the budget of a move on a 300 ms clock is 48 ms (the hard limit): so is the wait
+    let short = after_e4(&mut r, "go wtime 300 btime 300");
     assert!(short < 300, "on a short clock: {short} ms");
-    // `stop` ends the wait at once
-    r.send("position startpos moves e2e4");
+    // `stop` ends the wait at once: at move 5, not a recapture, it would last 750 ms at least
+    r.send("position startpos moves e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5a4 g8f6");
     r.send("go movetime 5000");
-    std::thread::sleep(std::time::Duration::from_millis(100));
-    let clock = Instant::now();
-    r.send("stop");
-    r.line("bestmove", 5.0);
-    assert!(clock.elapsed().as_millis() < 200);
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let (_, ms) = timed(|| {
+        r.send("stop");
+        r.line("bestmove", 5.0)
+    });
+    assert!(ms < 500, "stop took {ms} ms");
     // at full strength there is nothing to pace
     r.send("setoption name UCI_LimitStrength value false");
-    let full = timed(&mut r, "go depth 3");
-    assert!(full < 300, "full strength: {full} ms");
+    let full = after_e4(&mut r, "go depth 3");
+    assert!(full < 500, "full strength: {full} ms");
 }
 
 #[test]
 fn a_limited_rmax_plays_legal_moves_shows_them_last_and_keeps_to_the_clock() {
-    let _serial = serial();
-    let mut r = uci();
+    let mut r = uci_alone();
     r.send("setoption name UCI_LimitStrength value true");
     let positions: [(&str, &[&str]); 4] = [
         (START, &[]),
@@ -338,9 +270,7 @@ fn a_limited_rmax_plays_legal_moves_shows_them_last_and_keeps_to_the_clock() {
                 ("go nodes 2000", 5000),
             ] {
                 r.send(&position);
-                let clock = Instant::now();
-                let (infos, best) = search(&mut r, go, 10.0);
-                let took = clock.elapsed().as_millis();
+                let ((infos, best), took) = timed(|| search(&mut r, go, 10.0));
                 assert!(legal(&board, &best), "{elo} {fen} {go}: {best}");
                 assert!(took < ms + 200, "{elo} {fen} {go}: {took} ms");
                 // fastchess reads the last line 1: it shows the move played
@@ -354,18 +284,18 @@ fn a_limited_rmax_plays_legal_moves_shows_them_last_and_keeps_to_the_clock() {
     r.send("setoption name UCI_Elo value 2000");
     r.send("position startpos");
     r.send("go infinite");
-    let clock = Instant::now();
-    r.send("isready");
-    r.line("readyok", 1.0);
-    r.send("stop");
-    let best = r.line("bestmove", 1.0);
-    assert!(clock.elapsed().as_millis() < 500, "{best}");
+    let (best, ms) = timed(|| {
+        r.send("isready");
+        r.line("readyok", 1.0);
+        r.send("stop");
+        r.line("bestmove", 1.0)
+    });
+    assert!(ms < 500, "{best}: {ms} ms");
 }
 
 #[test]
 fn a_level_picks_among_its_lines_and_shows_only_those_asked_for() {
-    let _serial = serial();
-    let mut r = uci();
+    let mut r = uci_alone();
     r.send("setoption name UCI_LimitStrength value true");
     r.send("setoption name UCI_Elo value 1000");
     r.send("setoption name MultiPV value 2");
@@ -468,8 +398,7 @@ fn xboard_new_clears_the_hash_table_and_history_like_ucinewgame() {
 
 #[test]
 fn the_terminal_level_shows_in_the_status_line_help_and_pgn() {
-    let _serial = serial();
-    let mut r = terminal("0.05");
+    let mut r = terminal_alone("0.05");
     let out = say(&mut r, "level 1500");
     assert!(out.contains("1500"), "{out}");
     assert!(say(&mut r, "board").contains("rmax plays at level 1500."));
@@ -492,9 +421,8 @@ fn the_terminal_level_shows_in_the_status_line_help_and_pgn() {
     let out = say(&mut r, "e4");
     assert!(out.contains("rmax plays 1... "), "{out}");
     assert!(out.contains("rmax plays at level 1500."), "{out}");
-    let file = std::env::temp_dir().join(format!("rmax-{}-level.pgn", std::process::id()));
-    let path = file.to_string_lossy().into_owned();
-    say(&mut r, &format!("save {path}"));
+    let file = temp_path("level.pgn");
+    say(&mut r, &format!("save {}", file.display()));
     let pgn = std::fs::read_to_string(&file).expect("the saved game");
     let _ = std::fs::remove_file(&file);
     assert!(pgn.contains("[BlackElo \"1500\"]\n"), "{pgn}");
@@ -515,38 +443,40 @@ fn the_terminal_level_shows_in_the_status_line_help_and_pgn() {
 
 #[test]
 fn a_limited_rmax_plays_legal_moves_in_the_terminal() {
-    let _serial = serial();
-    let mut r = terminal("0.1");
+    let mut r = terminal_alone("0.1");
     say(&mut r, "level 1000");
     say(&mut r, "white");
-    // rmax plays a few moves against itself's choice of replies: `go` hands it each side
+    // rmax plays a few moves against itself's choice of replies: `go` hands it each side;
+    // each move leads from the position before to the one after by a legal move
     for _ in 0..6 {
+        let before = terminal_fen(&mut r);
         let out = say(&mut r, "go");
+        assert!(out.contains("rmax plays "), "{out}");
+        let after = terminal_fen(&mut r);
+        assert!(one_legal_move_apart(&before, &after), "{before} -> {after}");
         if out.contains("Type new or undo") {
             break;
         }
-        assert!(out.contains("rmax plays "), "{out}");
-        assert!(!out.contains("Illegal"), "{out}");
     }
 }
 
-/// How long rmax takes to answer 1. e4 in a new game (its reply's line read).
-fn reply_to_e4(r: &mut Rmax) -> (u128, String) {
+/// How long rmax takes to answer 1. e4 in a new game, by the wall's clock and by its own
+/// (the time its reply's line says it took), and that line.
+fn reply_to_e4(r: &mut Rmax) -> (u128, f64, String) {
     say(r, "new");
-    let clock = Instant::now();
-    r.send("e4");
-    let line = r.line("rmax plays 1... ", 10.0);
-    let ms = clock.elapsed().as_millis();
+    let (line, ms) = timed(|| {
+        r.send("e4");
+        r.line("rmax plays 1... ", 10.0)
+    });
     r.expect(PROMPT, 5.0);
-    (ms, line)
+    (ms, played_secs(&line), line)
 }
 
 /// At a level the terminal paces rmax's moves like a person's: never at once, at most the
 /// `time` given; Enter moves at once; `pace off` moves as soon as the level has chosen.
 #[test]
 fn a_paced_level_in_the_terminal_takes_time_but_keeps_to_time_and_enter() {
-    let _serial = serial();
-    let mut r = terminal("2");
+    let mut r = terminal_alone("2");
     say(&mut r, "level 1000");
     let help = say(&mut r, "help");
     assert!(help.contains("pace on|off"), "{help}");
@@ -554,28 +484,30 @@ fn a_paced_level_in_the_terminal_takes_time_but_keeps_to_time_and_enter() {
         help.contains("at level 1000, paced like a person (at most 2 s a move)."),
         "{help}"
     );
-    // not at once, within the time (and the move shows the time it took)
-    let (ms, line) = reply_to_e4(&mut r);
-    assert!((600..2500).contains(&ms), "{ms} ms: {line}");
-    assert!(!line.contains(", 0.0"), "{line}");
+    // not at once, within the time: rmax's own clock says at most 2 s (the wall's twice that)
+    let (ms, secs, line) = reply_to_e4(&mut r);
+    assert!((0.6..=2.1).contains(&secs), "{line}"); // (the wait, and the join after it)
+    assert!((600..4000).contains(&ms), "{ms} ms: {line}");
     // the time caps it, below pacing's least
     say(&mut r, "time 0.2");
-    let (ms, line) = reply_to_e4(&mut r);
+    let (ms, secs, line) = reply_to_e4(&mut r);
+    assert!(secs <= 0.25, "{line}");
     assert!(ms < 450, "time 0.2: {ms} ms: {line}");
-    // Enter: at once
+    // Enter: at once (a paced first move would take 600 ms at least)
     say(&mut r, "time 3");
     say(&mut r, "new");
-    let clock = Instant::now();
-    r.send("e4");
-    r.send("");
-    r.line("rmax plays 1... ", 10.0);
-    assert!(clock.elapsed().as_millis() < 400);
+    let (line, ms) = timed(|| {
+        r.send("e4");
+        r.send("");
+        r.line("rmax plays 1... ", 10.0)
+    });
+    assert!(ms < 450, "Enter: {ms} ms: {line}");
     r.expect(PROMPT, 5.0);
     // pace off: at once, and the status line and help say so
     let out = say(&mut r, "pace off");
     assert!(out.contains("moves as soon as it has chosen"), "{out}");
-    let (ms, line) = reply_to_e4(&mut r);
-    assert!(ms < 300, "pace off: {ms} ms: {line}");
+    let (ms, secs, line) = reply_to_e4(&mut r);
+    assert!(secs < 0.3 && ms < 450, "pace off: {ms} ms: {line}");
     assert!(say(&mut r, "board").contains("rmax plays at level 1000, moving at once."));
     assert!(say(&mut r, "help").contains("at level 1000, moving at once."));
     assert!(say(&mut r, "pace sometimes").contains("pace on or pace off"));
@@ -583,17 +515,12 @@ fn a_paced_level_in_the_terminal_takes_time_but_keeps_to_time_and_enter() {
     // quit during the wait leaves at once
     say(&mut r, "new");
     r.send("e4");
-    let clock = Instant::now();
-    r.send("quit");
-    let (status, _, _) = r.wait(5.0);
-    assert!(status.success());
-    assert!(clock.elapsed().as_millis() < 500);
+    quits_within(r, 500);
 }
 
 #[test]
 fn analyse_shows_the_lines_asked_for_until_enter() {
-    let _serial = serial();
-    let mut r = terminal("0.05");
+    let mut r = terminal_alone("0.05");
     for bad in ["analyse 0", "analyse 11", "analyse two", "analyze -1"] {
         assert!(say(&mut r, bad).contains("analyse needs"), "{bad}");
     }
@@ -644,7 +571,8 @@ fn analyse_shows_the_lines_asked_for_until_enter() {
 #[test]
 fn on_a_terminal_the_analysis_block_is_rewritten_in_place() {
     let _serial = serial();
-    let Some(mut r) = on_a_terminal() else {
+    let Some(mut r) = on_a_terminal("on_a_terminal_the_analysis_block_is_rewritten_in_place")
+    else {
         return;
     };
     r.send("analyse 3");

@@ -1,32 +1,10 @@
 //! Perft: the move generator against known leaf counts (tests/data/perft.epd).
 
 mod common;
-use common::{Board, Perft, START};
-
-/// Each line: FEN ;D1 n ;D2 n ... -> (fen, [(depth, count)]).
-fn suite() -> Vec<(String, Vec<(u32, u64)>)> {
-    let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/perft.epd"))
-            .unwrap();
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|line| {
-            let mut parts = line.split(';');
-            let fen = parts.next().unwrap().trim().to_string();
-            let counts = parts
-                .map(|p| {
-                    let (d, n) = p.trim().split_once(' ').unwrap();
-                    (d[1..].parse().unwrap(), n.trim().parse().unwrap())
-                })
-                .collect();
-            (fen, counts)
-        })
-        .collect()
-}
+use common::{perft_suite, Board, Perft, KIWIPETE, START};
 
 fn check(max_nodes: u64, deep: bool) {
-    let positions = suite();
-    assert_eq!(positions.len(), 127, "perft.epd should hold 127 positions");
+    let positions = perft_suite();
     let mut checked = 0;
     for (fen, counts) in &positions {
         let board = Board::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
@@ -56,9 +34,7 @@ fn perft_matches_every_suite_position_at_full_depth() {
 fn start_position_and_kiwipete_to_depth_five() {
     let start = Board::from_fen(START).unwrap();
     assert_eq!(start.perft(5), 4_865_609);
-    let kiwipete =
-        Board::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
-            .unwrap();
+    let kiwipete = Board::from_fen(KIWIPETE).unwrap();
     assert_eq!(kiwipete.perft(5), 193_690_690);
 }
 

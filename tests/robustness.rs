@@ -4,26 +4,6 @@
 mod common;
 use common::*;
 
-/// A small deterministic generator (xorshift64*), so a failure can be replayed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
-
 /// Words that tend to break parsers.
 const WEIRD: &[&str] = &[
     "",
@@ -149,7 +129,7 @@ fn feed(r: &mut Rmax, lines: &[Vec<u8>]) {
 }
 
 const FENS: [&str; 4] = [
-    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    KIWIPETE,
     "8/P6k/8/8/8/8/6K1/8 w - - 0 1",
     "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
     "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
@@ -163,7 +143,7 @@ fn uci_survives_garbage() {
         "ucinewgame",
         "position startpos",
         "position startpos moves e2e4 e7e5 g1f3",
-        "position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1 moves e1g1",
+        &format!("position fen {KIWIPETE} moves e1g1"),
         "position fen 8/P6k/8/8/8/8/6K1/8 w - - 0 1 moves a7a8q",
         "position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
         "position fen rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3 moves e5f6",
@@ -207,9 +187,7 @@ fn uci_survives_garbage() {
             "{fen}: {m}"
         );
     }
-    r.send("quit");
-    let (status, _, err) = r.wait(10.0);
-    assert!(status.success() && err.is_empty(), "{status:?} {err}");
+    quits_within(r, 10_000);
 }
 
 #[test]
@@ -227,7 +205,7 @@ fn xboard_survives_garbage() {
         "usermove e7e8q",
         "e2e4",
         "d7d5",
-        "setboard r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        &format!("setboard {KIWIPETE}"),
         "setboard 8/P6k/8/8/8/8/6K1/8 w - - 0 1",
         "setboard 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
         "level 40 5 0",
@@ -263,9 +241,7 @@ fn xboard_survives_garbage() {
     let m = r.line("move ", 30.0);
     let m = m.split_whitespace().nth(1).unwrap_or("");
     assert!(legal(&board_after(START, &["e2e4"]), m), "{m}");
-    r.send("quit");
-    let (status, _, err) = r.wait(10.0);
-    assert!(status.success() && err.is_empty(), "{status:?} {err}");
+    quits_within(r, 10_000);
 }
 
 #[test]
@@ -285,7 +261,7 @@ fn the_terminal_survives_garbage() {
         "eval",
         "threads 3",
         "threads 1",
-        "setboard r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        &format!("setboard {KIWIPETE}"),
         "setboard 8/P6k/8/8/8/8/6K1/8 w - - 0 1",
         "fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
         "fen rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
@@ -320,9 +296,7 @@ fn the_terminal_survives_garbage() {
     r.expect(&format!("{}\nrmax> ", board_after(START, &[]).fen()), 10.0);
     r.send("e4");
     assert!(r.expect("rmax> ", 10.0).contains("rmax plays"));
-    r.send("quit");
-    let (status, _, err) = r.wait(10.0);
-    assert!(status.success() && err.is_empty(), "{status:?} {err}");
+    quits_within(r, 10_000);
 }
 
 #[test]
@@ -388,19 +362,6 @@ fn control_characters_from_input_are_escaped_in_messages() {
     assert_eq!(out.matches("\\x").count(), 3, "{out}");
 }
 
-/// The peak resident memory of process `pid` in kB (Linux).
-fn peak_memory_kb(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc");
-    let line = status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .expect("VmHWM");
-    line.split_whitespace()
-        .nth(1)
-        .and_then(|n| n.parse().ok())
-        .expect("kB")
-}
-
 #[test]
 fn a_new_hash_table_replaces_the_old_one_instead_of_joining_it() {
     let mut r = uci();
@@ -411,7 +372,7 @@ fn a_new_hash_table_replaces_the_old_one_instead_of_joining_it() {
         r.send("position startpos\ngo depth 2");
         r.line("bestmove", 30.0);
     }
-    let peak = peak_memory_kb(r.pid());
+    let peak = memory_kb(r.pid(), "VmHWM");
     // one table of 512 MB and some change; two at once would be over 1 GB
     assert!(peak < 800 << 10, "peak {peak} kB");
 }
@@ -434,9 +395,8 @@ fn threads_survive_new_tables_and_games_mid_search() {
         if change.contains("Threads") {
             r.send("stop");
         }
-        let m = r.line("bestmove ", 5.0);
-        let m = m.split_whitespace().nth(1).unwrap_or("");
-        assert!(legal(&board_after(START, &["e2e4"]), m), "{change}: {m}");
+        let m = r.bestmove(5.0);
+        assert!(legal(&board_after(START, &["e2e4"]), &m), "{change}: {m}");
         r.send("position startpos moves e2e4\ngo depth 5");
         let out = r.expect("bestmove ", 30.0);
         assert!(out.contains("info depth 5 "), "{change}: {out}");

@@ -1,7 +1,13 @@
 //! Search: mates, draws (stalemate, repetition, fifty moves), limits and the stop flag.
 //!
 //! Everything but the timing tests uses depth or node limits, so results are deterministic.
+//! The timing tests, and the long searches that would compete with them for the cores, hold
+//! the `serial()` lock; the timing tests read the engine's own clock (`Info::ms`) and keep
+//! twice their target on the wall's; the checks of latencies under 100 ms run on request only
+//! (`cargo test --release -- --ignored latency`).
 
+mod common;
+use common::{data_lines, serial, suite_fens, KIWIPETE};
 use rmax::{Board, Engine, Info, Limits, Move, MATE, START};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -40,16 +46,6 @@ fn mate_in_one(b: &Board) -> bool {
     b.gen(false).into_iter().any(|m| mated(&b.after(m)))
 }
 
-fn lines(name: &str) -> Vec<String> {
-    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(path).unwrap();
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(String::from)
-        .collect()
-}
-
 /// Plays `moves` from `fen`; returns the final board and the keys of the positions before it.
 fn play(fen: &str, moves: &[&str]) -> (Board, Vec<u64>) {
     let mut b = board(fen);
@@ -64,9 +60,21 @@ fn play(fen: &str, moves: &[&str]) -> (Board, Vec<u64>) {
     (b, keys)
 }
 
+/// Is `pv` a legal line from `b` of three plies that ends in mate?
+fn is_a_mate_line(b: &Board, pv: &[Move]) -> bool {
+    let mut c = *b;
+    for &m in pv {
+        if !legal(&c, m) {
+            return false;
+        }
+        c.make(m);
+    }
+    pv.len() == 3 && mated(&c)
+}
+
 #[test]
 fn mate_in_one_suite() {
-    let fens = lines("mate1.fen");
+    let fens = data_lines("mate1.fen");
     assert_eq!(fens.len(), 8);
     let t = Instant::now();
     for fen in &fens {
@@ -81,8 +89,9 @@ fn mate_in_one_suite() {
 }
 
 #[test]
-fn mate_in_two_suite() {
-    let fens = lines("mate2.fen");
+fn mate_in_two_suite_with_whole_pvs() {
+    let _serial = serial();
+    let fens = data_lines("mate2.fen");
     assert_eq!(fens.len(), 209);
     let t = Instant::now();
     let mut nodes = 0;
@@ -99,6 +108,11 @@ fn mate_in_two_suite() {
         let forced = !replies.is_empty() && replies.iter().all(|&r| mate_in_one(&c.after(r)));
         if info.score != MATE - 3 || !forced {
             failures.push(format!("{fen}: {m} score {} forced {forced}", info.score));
+        }
+        // the PV is the search's own line (a triangular PV, not read back from the hash
+        // table): whole, the three plies down to the mate
+        if !is_a_mate_line(&b, &info.pv) || info.pv.first() != Some(&m) {
+            failures.push(format!("{fen}: {m} pv {:?}", info.pv));
         }
     }
     println!(
@@ -138,6 +152,7 @@ fn shortest_mate_is_preferred() {
 
 #[test]
 fn queen_against_king_is_a_mate() {
+    let _serial = serial();
     // KQ v K: at depth 16 the engine sees a forced mate in 5 (9 plies)
     let mut b = board("8/8/8/8/8/8/1k6/4K2Q w - - 0 1");
     let (_, info) = think(&b, &[], depth(16));
@@ -177,34 +192,6 @@ fn queen_against_king_is_a_mate() {
 }
 
 #[test]
-fn pv_is_a_legal_line_to_the_mate() {
-    // The PV is read back from the hash table, so it may be cut short when a slot was
-    // overwritten; what there is must be legal, and a full mate-in-two PV must end in mate.
-    let (mut full, mut total) = (0, 0);
-    for fen in lines("mate2.fen").iter().take(60) {
-        let b = board(fen);
-        let (m, info) = think(&b, &[], depth(MATE2_DEPTH));
-        assert_eq!(info.pv.first().copied(), m, "{fen}");
-        assert!(
-            info.pv.len() <= 3,
-            "{fen}: pv {:?} goes on after mate",
-            info.pv
-        );
-        let mut c = b;
-        for &pm in &info.pv {
-            assert!(legal(&c, pm), "{fen}: {pm} illegal in pv");
-            c.make(pm);
-        }
-        if info.pv.len() == 3 {
-            assert!(mated(&c), "{fen}: pv does not end in mate");
-            full += 1;
-        }
-        total += 1;
-    }
-    println!("{full} of {total} mate-in-two PVs complete");
-}
-
-#[test]
 fn no_move_positions() {
     // stalemate: no move, score 0
     for fen in [
@@ -235,6 +222,7 @@ fn no_move_positions() {
 
 #[test]
 fn single_legal_move_returns_at_once() {
+    let _serial = serial();
     // (FEN, the only legal move)
     for (fen, only) in [
         ("k7/8/8/8/8/8/1q6/K7 w - - 0 1", "a1b2"), // in check: the king takes
@@ -357,8 +345,10 @@ fn checkmate_beats_the_fifty_move_rule() {
     assert_eq!(info.score, MATE - 1, "{m}");
 }
 
-#[test]
-fn stop_flag_from_another_thread() {
+/// Sets the stop flag from another thread 20 ms into a search without limits (but a 10 s
+/// backstop): the search returns within `most_ms` of it, with a legal move.
+fn stop_flag_from_another_thread(most_ms: u128) {
+    let _serial = serial();
     let b = board(START);
     let mut engine = Engine::new(16);
     let stop = engine.stop.clone();
@@ -367,65 +357,78 @@ fn stop_flag_from_another_thread() {
         stop.store(true, Ordering::Relaxed);
         Instant::now()
     });
-    let start = Instant::now();
-    let (m, info) = engine.think(&b, &[], depth(64));
+    let lim = Limits {
+        hard: 10_000,
+        ..depth(64)
+    };
+    let (m, info) = engine.think(&b, &[], lim);
     let returned = Instant::now();
     let set = setter.join().unwrap();
-    let latency = returned.saturating_duration_since(set);
-    println!(
-        "stop latency {latency:?} (search ran {:?}, depth {}, {} nodes)",
-        returned - start,
-        info.depth,
-        info.nodes
-    );
+    let latency = returned.saturating_duration_since(set).as_millis();
     assert!(legal(&b, m.unwrap()));
+    assert!(info.ms < 5000, "the backstop ended it: {} ms", info.ms);
     assert!(
-        latency < Duration::from_millis(50),
-        "returned {latency:?} after the stop flag was set"
+        latency < most_ms,
+        "returned {latency} ms after the stop flag was set"
     );
+}
+
+#[test]
+fn stop_flag_from_another_thread_is_obeyed() {
+    stop_flag_from_another_thread(1000);
+}
+
+#[test]
+#[ignore = "a latency under 100 ms: on an idle machine, cargo test --release -- --ignored latency"]
+fn latency_stop_flag_from_another_thread_within_50ms() {
+    stop_flag_from_another_thread(50);
 }
 
 #[test]
 fn stop_flag_set_before_think() {
-    let b = board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+    let _serial = serial();
+    let b = board(KIWIPETE);
     let mut engine = Engine::new(4);
     engine.stop.store(true, Ordering::Relaxed);
     let t = Instant::now();
     let (m, info) = engine.think(&b, &[], depth(64));
-    println!(
-        "pre-set stop: returned in {:?}, {} nodes",
-        t.elapsed(),
-        info.nodes
-    );
     assert!(legal(&b, m.unwrap()));
+    // the search looks at the flag before its first node
     assert!(info.nodes <= 2, "{} nodes", info.nodes);
-    assert!(t.elapsed() < Duration::from_millis(50));
+    assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
 }
 
-#[test]
-fn hard_time_limit() {
+/// A search with a hard limit of 50 ms: by its own clock it stops at 50 ms, not before, and
+/// no later than twice that; on the wall's within `most_ms`.
+fn hard_time_limit(most_ms: u128) {
+    let _serial = serial();
     let b = board(START);
     let mut engine = Engine::new(16);
     let t = Instant::now();
-    let (m, info) = engine.think(
-        &b,
-        &[],
-        Limits {
-            hard: 50,
-            ..Limits::default()
-        },
-    );
-    let took = t.elapsed();
-    println!(
-        "hard 50 ms: returned after {took:?}, depth {}, {} nodes",
-        info.depth, info.nodes
-    );
+    let lim = Limits {
+        hard: 50,
+        ..Limits::default()
+    };
+    let (m, info) = engine.think(&b, &[], lim);
+    let took = t.elapsed().as_millis();
     assert!(legal(&b, m.unwrap()));
-    assert!(took < Duration::from_millis(100), "{took:?}");
     assert!(
-        took >= Duration::from_millis(50),
-        "{took:?}: stopped before the limit"
+        (50..100).contains(&info.ms),
+        "the engine's clock: {} ms",
+        info.ms
     );
+    assert!(took < most_ms, "{took} ms");
+}
+
+#[test]
+fn hard_time_limit_is_kept() {
+    hard_time_limit(200);
+}
+
+#[test]
+#[ignore = "a latency under 100 ms: on an idle machine, cargo test --release -- --ignored latency"]
+fn latency_hard_time_limit_of_50ms_returns_within_100ms() {
+    hard_time_limit(100);
 }
 
 #[test]
@@ -445,7 +448,7 @@ fn soft_limit_zero_stops_after_one_iteration() {
 
 #[test]
 fn node_limit() {
-    let b = board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+    let b = board(KIWIPETE);
     for limit in [1, 10, 1000, 50_000] {
         let (m, info) = think(
             &b,
@@ -514,7 +517,7 @@ fn report_per_iteration() {
 
 #[test]
 fn deterministic() {
-    let b = board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+    let b = board(KIWIPETE);
     let (m1, i1) = think(&b, &[], depth(5));
     let (m2, i2) = think(&b, &[], depth(5));
     assert_eq!(
@@ -525,12 +528,9 @@ fn deterministic() {
 
 #[test]
 fn every_suite_position_gives_a_legal_move() {
-    let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/perft.epd"))
-            .unwrap();
     let mut engine = Engine::new(4);
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let fen = line.split(';').next().unwrap().trim();
+    for fen in suite_fens() {
+        let fen = fen.as_str();
         let b = board(fen);
         let (m, info) = engine.think(&b, &[], depth(3));
         assert_eq!(m.is_some(), !b.gen(false).is_empty(), "{fen}");

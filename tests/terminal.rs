@@ -3,10 +3,6 @@
 mod common;
 use common::*;
 
-fn fen(r: &mut Rmax) -> String {
-    say(r, "fen").trim_end_matches(PROMPT).trim().to_string()
-}
-
 /// A game in which every reply of rmax is forced, so the script is fixed: 1. Ne7+ Nxe7
 /// 2. Rh8+ Kxh8 3. Rh1+ Kg8 4. Qh7#.
 const FORCED: &str = "rq3rk1/3n1pp1/pb4n1/3N2P1/1pB1QP2/4B3/PP6/2KR3R w - - 0 1";
@@ -27,7 +23,7 @@ fn a_scripted_game_in_san_ends_in_an_announced_mate() {
         if i < 3 {
             assert!(out.contains("rmax plays "), "{san}: {out}");
             assert_eq!(
-                fen(&mut r),
+                terminal_fen(&mut r),
                 board_after(FORCED, &FORCED_LINE[..2 * i + 2]).fen()
             );
         } else {
@@ -35,7 +31,10 @@ fn a_scripted_game_in_san_ends_in_an_announced_mate() {
             assert!(!out.contains("rmax plays"), "{out}");
         }
     }
-    assert_eq!(fen(&mut r), board_after(FORCED, &FORCED_LINE).fen());
+    assert_eq!(
+        terminal_fen(&mut r),
+        board_after(FORCED, &FORCED_LINE).fen()
+    );
     let pgn = say(&mut r, "pgn");
     assert!(pgn.contains(&format!("[FEN \"{FORCED}\"]")), "{pgn}");
     assert!(
@@ -47,13 +46,19 @@ fn a_scripted_game_in_san_ends_in_an_announced_mate() {
     assert!(say(&mut r, "Kb1").contains("The game is over"));
     // undo takes back the mate (rmax made no reply), then a move and its reply
     say(&mut r, "undo");
-    assert_eq!(fen(&mut r), board_after(FORCED, &FORCED_LINE[..6]).fen());
+    assert_eq!(
+        terminal_fen(&mut r),
+        board_after(FORCED, &FORCED_LINE[..6]).fen()
+    );
     say(&mut r, "undo");
-    assert_eq!(fen(&mut r), board_after(FORCED, &FORCED_LINE[..4]).fen());
+    assert_eq!(
+        terminal_fen(&mut r),
+        board_after(FORCED, &FORCED_LINE[..4]).fen()
+    );
     let out = say(&mut r, "Rh1+");
     assert!(out.contains("rmax plays 3... Kg8"), "{out}");
     say(&mut r, "new");
-    assert_eq!(fen(&mut r), board_after(START, &[]).fen());
+    assert_eq!(terminal_fen(&mut r), board_after(START, &[]).fen());
 }
 
 #[test]
@@ -79,7 +84,7 @@ fn illegal_and_unknown_input_get_messages() {
     assert!(say(&mut r, "setboard 8/8/8 w").contains("Bad FEN"));
     assert!(say(&mut r, "undo").contains("Nothing to undo"));
     // nothing changed
-    assert_eq!(fen(&mut r), board_after(START, &[]).fen());
+    assert_eq!(terminal_fen(&mut r), board_after(START, &[]).fen());
 }
 
 #[test]
@@ -118,23 +123,26 @@ fn coordinates_castling_promotion_and_the_move_list() {
     }
     let out = say(&mut r, "e2e4");
     assert!(out.contains("rmax plays"), "{out}");
-    assert!(fen(&mut r).contains(" w KQkq "));
+    assert!(terminal_fen(&mut r).contains(" w KQkq "));
     say(
         &mut r,
         "setboard r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1",
     );
     say(&mut r, "O-O");
-    let castled = fen(&mut r);
+    let castled = terminal_fen(&mut r);
     assert!(
         castled.split(' ').next().unwrap_or("").ends_with("/R4RK1"),
         "{castled}"
     );
     say(&mut r, "setboard 8/4P3/8/8/8/8/k7/4K3 w - - 0 1");
     say(&mut r, "e8=N");
-    assert!(fen(&mut r).starts_with("4N3/"), "underpromotion");
+    assert!(terminal_fen(&mut r).starts_with("4N3/"), "underpromotion");
     say(&mut r, "setboard 8/4P3/8/8/8/8/k7/4K3 w - - 0 1");
     say(&mut r, "e7e8");
-    assert!(fen(&mut r).starts_with("4Q3/"), "a queen by default");
+    assert!(
+        terminal_fen(&mut r).starts_with("4Q3/"),
+        "a queen by default"
+    );
 }
 
 #[test]
@@ -153,12 +161,12 @@ fn sides_flip_depth_and_go() {
         out.contains("rmax plays") && out.contains("depth 2"),
         "{out}"
     );
-    let board = Board::from_fen(&fen(&mut r)).expect("FEN");
+    let board = Board::from_fen(&terminal_fen(&mut r)).expect("FEN");
     assert_eq!(board.full, 2, "one move each");
     // `undo` takes back rmax's move and the one before
     say(&mut r, "white");
     say(&mut r, "undo");
-    assert_eq!(fen(&mut r), board_after(START, &[]).fen());
+    assert_eq!(terminal_fen(&mut r), board_after(START, &[]).fen());
 }
 
 #[test]
@@ -225,11 +233,6 @@ fn plies(movetext: &str) -> Vec<String> {
         .collect()
 }
 
-/// A file name in the system's temporary directory, unique to this test run.
-fn temp_file(name: &str) -> std::path::PathBuf {
-    std::env::temp_dir().join(format!("rmax-{}-{name}", std::process::id()))
-}
-
 /// Checks the PGN layout: the tags, one blank line, then the moves on lines of at most 80
 /// characters and nothing after the result. Returns the movetext.
 fn pgn_movetext(pgn: &str) -> String {
@@ -254,13 +257,13 @@ fn the_pgn_of_a_long_game_reads_back_whole() {
     assert_eq!(expected.len(), 148);
     let final_fen = board_after(START, &uci).fen();
     // the game as a bare movetext, read by `load`
-    let source = temp_file("long-source.pgn");
+    let source = temp_path("long-source.pgn");
     std::fs::write(&source, LONG_GAME_SAN).expect("write a temporary file");
     let mut r = terminal("0.05");
     let out = say(&mut r, &format!("load {}", source.display()));
     assert!(out.contains("Loaded 148 plies"), "{out}");
     assert!(out.contains("Checkmate: Black wins, 0-1."), "{out}");
-    assert_eq!(fen(&mut r), final_fen);
+    assert_eq!(terminal_fen(&mut r), final_fen);
     // printed: the layout, every ply and the result
     let pgn = say(&mut r, "pgn");
     let movetext = pgn_movetext(&pgn);
@@ -268,7 +271,7 @@ fn the_pgn_of_a_long_game_reads_back_whole() {
     assert!(movetext.ends_with("74. Kh3 Rh2# 0-1"), "{pgn}");
     assert!(pgn.contains("[Result \"0-1\"]"), "{pgn}");
     // saved, then read back by a fresh rmax: the same position and end
-    let saved = temp_file("long-saved.pgn");
+    let saved = temp_path("long-saved.pgn");
     let out = say(&mut r, &format!("save {}", saved.display()));
     assert!(out.contains("Saved the game (148 plies)"), "{out}");
     let text = std::fs::read_to_string(&saved).expect("the saved PGN");
@@ -277,22 +280,32 @@ fn the_pgn_of_a_long_game_reads_back_whole() {
     let out = say(&mut again, &format!("load {}", saved.display()));
     assert!(out.contains("Loaded 148 plies"), "{out}");
     assert!(out.contains("Checkmate: Black wins, 0-1."), "{out}");
-    assert_eq!(fen(&mut again), final_fen);
+    assert_eq!(terminal_fen(&mut again), final_fen);
     let _ = std::fs::remove_file(source);
     let _ = std::fs::remove_file(saved);
 }
 
+/// Today's date in UTC as PGN writes it, by the system's `date`.
+fn utc_today() -> String {
+    let out = std::process::Command::new("date")
+        .args(["-u", "+%Y.%m.%d"])
+        .output()
+        .expect("date runs");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
 #[test]
 fn the_pgn_date_is_today() {
+    let before = utc_today();
     let mut r = terminal("0.05");
     let pgn = say(&mut r, "pgn");
+    let after = utc_today(); // (midnight may pass meanwhile)
     let date = pgn
         .lines()
         .find_map(|l| l.strip_prefix("[Date \""))
         .expect("a Date tag")
         .trim_end_matches("\"]");
-    let parts: Vec<u32> = date.split('.').filter_map(|p| p.parse().ok()).collect();
-    assert!(matches!(parts[..], [2024..=9999, 1..=12, 1..=31]), "{date}");
+    assert!(date == before || date == after, "{date}, today {before}");
 }
 
 #[test]
@@ -300,10 +313,14 @@ fn undo_after_rmax_opened_leaves_rmax_its_move() {
     let mut r = terminal("0.05");
     let out = say(&mut r, "black");
     assert!(out.contains("rmax plays 1. "), "{out}");
-    let before = fen(&mut r);
+    let before = terminal_fen(&mut r);
     let out = say(&mut r, "undo");
     assert!(out.contains("Nothing of yours to undo"), "{out}");
-    assert_eq!(fen(&mut r), before, "still Black (the person) to move");
+    assert_eq!(
+        terminal_fen(&mut r),
+        before,
+        "still Black (the person) to move"
+    );
     assert!(before.contains(" b "), "{before}");
 }
 
@@ -320,7 +337,7 @@ fn interrupted(limit: &str, wake: &str) {
     r.send(wake);
     let out = r.expect(PROMPT, 10.0);
     assert!(out.contains("rmax plays 1... "), "{out}");
-    assert_eq!(Board::from_fen(&fen(&mut r)).expect("FEN").full, 2);
+    assert_eq!(Board::from_fen(&terminal_fen(&mut r)).expect("FEN").full, 2);
 }
 
 #[test]
@@ -386,7 +403,7 @@ fn thinking_shows_depth_white_score_and_the_line_in_san() {
 
 #[test]
 fn a_forced_mate_is_played_without_using_the_whole_time() {
-    let mut r = terminal("60");
+    let mut r = terminal_alone("60");
     // Black to move mates in two (Qf3+ ... Qg2#)
     say(&mut r, "setboard 6k1/5ppp/8/8/8/5q2/5PPP/6K1 b - - 0 1");
     let clock = std::time::Instant::now();
@@ -405,13 +422,18 @@ fn hint_save_load_and_resign() {
         .strip_prefix("Hint: 1. ")
         .and_then(|h| h.split_whitespace().next())
         .unwrap_or_else(|| panic!("{out}"));
-    assert!(!say(&mut r, "moves").contains("Illegal"));
-    assert_eq!(fen(&mut r), START, "a hint plays nothing");
+    // the hint is one of the legal moves, and plays nothing
+    let moves = say(&mut r, "moves");
+    assert!(
+        moves.split_whitespace().any(|m| m == hint),
+        "{hint}: {moves}"
+    );
+    assert_eq!(terminal_fen(&mut r), START, "a hint plays nothing");
     let out = say(&mut r, hint);
     assert!(out.contains("rmax plays 1... "), "the hint is legal: {out}");
-    let position = fen(&mut r);
+    let position = terminal_fen(&mut r);
     // save and load
-    let file = temp_file("hint.pgn");
+    let file = temp_path("hint.pgn");
     assert!(say(&mut r, &format!("save {}", file.display())).contains("Saved the game (2 plies)"));
     let out = say(&mut r, "save /nonexistent-dir/game.pgn");
     assert!(
@@ -423,25 +445,28 @@ fn hint_save_load_and_resign() {
     say(&mut r, "new");
     let out = say(&mut r, &format!("load {}", file.display()));
     assert!(out.contains("Loaded 2 plies"), "{out}");
-    assert_eq!(fen(&mut r), position);
+    assert_eq!(terminal_fen(&mut r), position);
     // a FEN file
-    let fen_file = temp_file("position.fen");
+    let fen_file = temp_path("position.fen");
     std::fs::write(&fen_file, format!("{FORCED}\n")).expect("write");
     say(&mut r, &format!("load {}", fen_file.display()));
-    assert_eq!(fen(&mut r), FORCED);
+    assert_eq!(terminal_fen(&mut r), FORCED);
     // of a file with two games, the first is read
     let two_games =
         format!("[Event \"a\"]\n\n1. d4 d5 *\n\n[Event \"b\"]\n[FEN \"{FORCED}\"]\n\n1. Ne7+ *\n");
     std::fs::write(&file, two_games).expect("write");
     let out = say(&mut r, &format!("load {}", file.display()));
     assert!(out.contains("Loaded 2 plies"), "{out}");
-    assert_eq!(fen(&mut r), board_after(START, &["d2d4", "d7d5"]).fen());
+    assert_eq!(
+        terminal_fen(&mut r),
+        board_after(START, &["d2d4", "d7d5"]).fen()
+    );
     say(&mut r, &format!("load {}", fen_file.display()));
     // a PGN with a bad move says where
     std::fs::write(&file, "1. e4 e5 2. Ke3 *\n").expect("write");
     let out = say(&mut r, &format!("load {}", file.display()));
     assert!(out.contains("move 2. 'Ke3' is not legal"), "{out}");
-    assert_eq!(fen(&mut r), FORCED, "nothing changed");
+    assert_eq!(terminal_fen(&mut r), FORCED, "nothing changed");
     // resign
     let out = say(&mut r, "resign");
     assert!(out.contains("White resigns: Black wins, 0-1."), "{out}");
@@ -523,12 +548,12 @@ fn eval_explains_the_current_position() {
     );
     // after a move and rmax's reply: the position now, Black's view turned to White's
     say(&mut r, "e4");
-    let now = board_after(&fen(&mut r), &[]);
+    let now = board_after(&terminal_fen(&mut r), &[]);
     let table = say(&mut r, "eval");
     assert_eq!(eval_total(&table), Some(now.eval()), "{table}");
     assert_eq!(check_eval_rows(&table), 10, "{table}");
     say(&mut r, "setboard 8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 0 1");
-    let now = board_after(&fen(&mut r), &[]);
+    let now = board_after(&terminal_fen(&mut r), &[]);
     let table = say(&mut r, "eval");
     assert_eq!(eval_total(&table), Some(now.eval()), "{table}");
     assert!(table.contains("Black to move (Board::eval)"), "{table}");
@@ -536,7 +561,7 @@ fn eval_explains_the_current_position() {
 
 #[test]
 fn ctrl_d_at_the_first_prompt_ends_the_line() {
-    let Some(mut r) = on_a_terminal() else {
+    let Some(mut r) = on_a_terminal("ctrl_d_at_the_first_prompt_ends_the_line") else {
         return;
     };
     r.send_raw(b"\x04");
@@ -550,11 +575,12 @@ fn ctrl_d_at_the_first_prompt_ends_the_line() {
 
 #[test]
 fn on_a_terminal_the_thinking_line_is_rewritten_and_pieces_are_symbols() {
-    let Some(mut r) = on_a_terminal() else {
+    let Some(mut r) = on_a_terminal_thinking(
+        "on_a_terminal_the_thinking_line_is_rewritten_and_pieces_are_symbols",
+        "0.3",
+    ) else {
         return;
     };
-    r.send("time 0.3");
-    r.expect(PROMPT, 5.0);
     r.send("e4");
     let out = r.expect("rmax plays", 10.0);
     assert!(
@@ -568,11 +594,12 @@ fn on_a_terminal_the_thinking_line_is_rewritten_and_pieces_are_symbols() {
 
 #[test]
 fn on_a_terminal_a_line_typed_while_rmax_thinks_waits_and_is_shown() {
-    let Some(mut r) = on_a_terminal() else {
+    let Some(mut r) = on_a_terminal_thinking(
+        "on_a_terminal_a_line_typed_while_rmax_thinks_waits_and_is_shown",
+        "3600",
+    ) else {
         return;
     };
-    r.send("time 3600");
-    r.expect(PROMPT, 5.0);
     r.send("e4");
     r.expect("rmax is thinking (Enter: move now)", 5.0);
     r.send("fen");
@@ -630,4 +657,33 @@ fn threads_are_set_shown_in_help_and_checked() {
         out.contains("Now: rmax thinks 0.05 s per move, at full strength.\n"),
         "{out}"
     );
+}
+
+/// rmax answers in a second a move unless told otherwise (`time`): its own clock says so
+/// (the time its move line shows), the wall's within twice that.
+#[test]
+fn rmax_thinks_a_second_a_move_by_default_and_time_changes_it() {
+    let mut r = Rmax::alone(&[]);
+    r.send("help"); // (piped, the greeting comes with the first line, which picks the mode)
+    r.expect(PROMPT, 5.0);
+    let help = r.expect(PROMPT, 5.0);
+    assert!(
+        help.contains("Now: rmax thinks 1 s per move, at full strength."),
+        "{help}"
+    );
+    for (time, secs) in [("", 1.0), ("time 0.3", 0.3)] {
+        if !time.is_empty() {
+            say(&mut r, time);
+        }
+        say(&mut r, "new");
+        let (line, ms) = timed(|| {
+            r.send("e4");
+            r.line("rmax plays 1... ", 10.0)
+        });
+        r.expect(PROMPT, 5.0);
+        // (the search stops on its clock at the time, then stamps it: a little above it)
+        let took = played_secs(&line);
+        assert!(took >= secs && took <= secs * 1.2, "{time}: {line}");
+        assert!(ms < (2000.0 * secs) as u128, "{time}: {ms} ms");
+    }
 }

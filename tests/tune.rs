@@ -4,7 +4,6 @@
 //! tuner reads lines with and without scores and blends them, and a short tuning run lowers
 //! the error and prints weights in lib.rs's form.
 
-#[allow(unused_imports)] // START: other test files use it
 mod common;
 use common::*;
 use std::process::{Command, ExitStatus};
@@ -34,8 +33,15 @@ fn checked(out: &str) -> (usize, usize) {
 
 /// A temporary file name for this test process.
 fn temp(name: &str) -> String {
-    let dir = std::env::temp_dir();
-    format!("{}/rmax-tune-{}-{name}", dir.display(), std::process::id())
+    temp_path(name).display().to_string()
+}
+
+/// The line of `out` that starts with `prefix`.
+fn printed(out: &str, prefix: &str) -> String {
+    out.lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no {prefix} in {out}"))
+        .to_string()
 }
 
 #[test]
@@ -315,26 +321,43 @@ fn teachers_that_are_not_uci_engines_fail_clearly() {
 }
 
 #[test]
-fn datagen_rejects_bad_arguments() {
-    for args in [
-        &["datagen"][..],
-        &["datagen", "x", "/dev/null"],
-        &["datagen", "1", "/dev/null", "--nodes"],
-        &["datagen", "1", "/dev/null", "--speed", "3"],
-        &["datagen", "1", "/dev/null", "--label-depth", "deep"],
-        &["datagen", "1", "/dev/null", "--teacher-nodes", "100"],
-        &[
-            "datagen",
-            "1",
-            "/dev/null",
-            "--teacher",
-            "sf",
-            "--label-nodes",
-            "100",
-        ],
+fn datagen_rejects_bad_arguments_and_says_which() {
+    for (args, message) in [
+        (&["datagen"][..], "datagen needs GAMES and FILE"),
+        (&["datagen", "x", "/dev/null"], "GAMES 'x' is not a number"),
+        (&["datagen", "1", "/dev/null", "--nodes"], "'--nodes'"),
+        (
+            &["datagen", "1", "/dev/null", "--speed", "3"],
+            "unknown option '--speed'",
+        ),
+        (
+            &["datagen", "1", "/dev/null", "--label-depth", "deep"],
+            "--label-depth 'deep' is not a number",
+        ),
+        (
+            &["datagen", "1", "/dev/null", "--teacher-nodes", "100"],
+            "--teacher-nodes and --teacher-depth need --teacher CMD",
+        ),
+        (
+            &[
+                "datagen",
+                "1",
+                "/dev/null",
+                "--teacher",
+                "sf",
+                "--label-nodes",
+                "100",
+            ],
+            "--label-nodes and --label-depth limit rmax's own labels",
+        ),
     ] {
-        let (status, _, err) = run(args, 10.0);
+        let (status, out, err) = run(args, 10.0);
         assert_eq!(status.code(), Some(2), "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(
+            err.starts_with("rmax: ") && err.contains(message),
+            "{args:?}: {err}"
+        );
     }
 }
 
@@ -387,6 +410,8 @@ fn tuning_lowers_the_error_and_prints_lib_rs_lines() {
         .expect("a TABLES line");
     assert_eq!(tables.len(), 768);
     assert!(tables.bytes().all(|c| (35..=126).contains(&c)), "{tables}");
+    // without --tables the tables stay lib.rs's
+    assert_eq!(tables, rmax::TABLES);
     // pawn tables: ranks 8 and 1 stay at zero ('M')
     for eg in 0..2 {
         let pawn = &tables[eg * 64..eg * 64 + 64];
@@ -495,32 +520,29 @@ fn with_lambda_1_the_target_is_the_scores_sigmoid() {
     let _ = std::fs::remove_file(file);
 }
 
+/// Runs the tuner on eval.epd for 20 epochs at a high rate (the weights move far), with
+/// `extra` arguments; its output.
+fn tuned(extra: &[&str]) -> String {
+    let mut args = vec![EVAL_EPD, "--epochs", "20", "--lr", "5", "--holdout", "0"];
+    args.extend(extra);
+    let (code, out, err) = tune(&args);
+    assert_eq!(code, Some(0), "{out}{err}");
+    out
+}
+
 #[test]
 fn keep_values_and_drop_hold_their_weights() {
-    let run = |extra: &[&str]| {
-        let mut args = vec![EVAL_EPD, "--epochs", "20", "--lr", "5", "--holdout", "0"];
-        args.extend(extra);
-        let (code, out, err) = tune(&args);
-        assert_eq!(code, Some(0), "{out}{err}");
-        out
-    };
-    let line = |out: &str, prefix: &str| {
-        out.lines()
-            .find(|l| l.starts_with(prefix))
-            .unwrap_or_else(|| panic!("no {prefix} in {out}"))
-            .to_string()
-    };
     let lib_values = format!("pub const VALUE: [i32; 12] = {:?};", rmax::VALUE);
     // without --keep-values the values move; with it they are lib.rs's
-    assert_ne!(line(&run(&[]), "pub const VALUE"), lib_values);
-    let kept = run(&["--keep-values"]);
-    assert_eq!(line(&kept, "pub const VALUE"), lib_values);
+    assert_ne!(printed(&tuned(&[]), "pub const VALUE"), lib_values);
+    let kept = tuned(&["--keep-values"]);
+    assert_eq!(printed(&kept, "pub const VALUE"), lib_values);
     assert!(kept.contains("fitting the terms"), "{kept}");
     // --drop 1: the bishop pair's line prints s(0, 0), the tempo's moves on
-    let dropped = run(&["--keep-values", "--drop", "1"]);
+    let dropped = tuned(&["--keep-values", "--drop", "1"]);
     assert!(dropped.contains("dropped: 1 bishop pair"), "{dropped}");
     assert_eq!(
-        line(&dropped, "    s(0, 0), // 1 bishop pair"),
+        printed(&dropped, "    s(0, 0), // 1 bishop pair"),
         "    s(0, 0), // 1 bishop pair"
     );
     assert!(!dropped.contains("    s(0, 0), // 0 tempo"), "{dropped}");
@@ -529,4 +551,92 @@ fn keep_values_and_drop_hold_their_weights() {
         assert_eq!(code, Some(2), "{bad}: {err}");
         assert!(err.contains("--drop"), "{err}");
     }
+}
+
+/// `--tables` fits the piece-square tables too (pawns on ranks 1 and 8 stay 0); `--reg`
+/// pulls every weight towards lib.rs's: strongly enough, they do not move.
+#[test]
+fn tables_fits_the_tables_and_reg_holds_the_weights_to_lib_rs() {
+    let lib_tables = format!("pub const TABLES: &str = r\"{}\";", rmax::TABLES);
+    let fitted = tuned(&["--tables"]);
+    assert!(fitted.contains("and the tables (--tables)"), "{fitted}");
+    let tables = printed(&fitted, "pub const TABLES");
+    assert_ne!(tables, lib_tables);
+    let tables = &tables["pub const TABLES: &str = r\"".len()..][..768];
+    for eg in 0..2 {
+        let pawn = &tables[eg * 64..eg * 64 + 64];
+        assert_eq!((&pawn[..8], &pawn[56..]), ("MMMMMMMM", "MMMMMMMM"));
+    }
+    // fitted, not only re-centred: with --tables each table's mean goes into its piece's
+    // value (and what falls off a char's range is clamped) also when nothing is fitted, as
+    // at a rate of 0
+    let (code, still, err) = tune(&[EVAL_EPD, "--epochs", "1", "--lr", "0", "--tables"]);
+    assert_eq!(code, Some(0), "{still}{err}");
+    assert_ne!(
+        printed(&fitted, "pub const TABLES"),
+        printed(&still, "pub const TABLES")
+    );
+    // (without --tables: with it, each table's mean goes into its piece's value; and with
+    // steps under half a centipawn, so that the weights held do not round away)
+    let lib_values = format!("pub const VALUE: [i32; 12] = {:?};", rmax::VALUE);
+    let at_reg = |reg: &str| {
+        let args = [EVAL_EPD, "--epochs", "20", "--lr", "0.4", "--holdout", "0"];
+        let (code, out, err) = tune(&[&args[..], &["--reg", reg]].concat());
+        assert_eq!(code, Some(0), "{out}{err}");
+        out
+    };
+    let free = at_reg("0");
+    assert_ne!(printed(&free, "pub const VALUE"), lib_values);
+    let held = at_reg("1");
+    assert_eq!(printed(&held, "pub const VALUE"), lib_values);
+    // each line of the W block as lib.rs has it
+    let lib_rs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/lib.rs"))
+        .expect("src/lib.rs");
+    let w_lines: Vec<&str> = held.lines().filter(|l| l.starts_with("    s(")).collect();
+    assert_eq!(w_lines.len(), 13, "{held}");
+    for line in w_lines {
+        assert!(lib_rs.contains(line), "{line}");
+    }
+    let (code, _, err) = tune(&[EVAL_EPD, "--reg", "x"]);
+    assert_eq!(code, Some(2), "{err}");
+}
+
+/// By default the last 10% of the file (its last games) is held out: the tuner reports the
+/// error there apart. Results turned round in the last tenth show there, not when they are
+/// in the first.
+#[test]
+fn the_last_tenth_of_the_file_is_held_out() {
+    let lines: Vec<String> = data_lines("eval.epd");
+    let (n, tenth) = (lines.len(), lines.len() / 10);
+    let turned = |line: &String| {
+        line.replace("[1.0]", "[x]")
+            .replace("[0.0]", "[1.0]")
+            .replace("[x]", "[0.0]")
+    };
+    let errors = |name: &str, turn: &dyn Fn(usize) -> bool| {
+        let text: String = lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| if turn(i) { turned(l) } else { l.clone() } + "\n")
+            .collect();
+        let file = temp(name);
+        std::fs::write(&file, text).unwrap();
+        let (code, out, err) = tune(&[&file, "--epochs", "1"]);
+        let _ = std::fs::remove_file(&file);
+        assert_eq!(code, Some(0), "{out}{err}");
+        let counts = format!("{n} positions ({} to tune on, {tenth} held out)", n - tenth);
+        assert!(out.contains(&counts), "{counts}: {out}");
+        let weights = printed(&out, "lib.rs's weights: error ");
+        (
+            number_after(&weights, "error "),
+            number_after(&weights, "held out "),
+        )
+    };
+    let (tuned_on, held_out) = errors("turned-last.txt", &|i| i >= n - tenth);
+    assert!(held_out > 3.0 * tuned_on, "{tuned_on} {held_out}");
+    let (_, held_out_first) = errors("turned-first.txt", &|i| i < tenth);
+    assert!(
+        held_out > 3.0 * held_out_first,
+        "{held_out} {held_out_first}"
+    );
 }

@@ -1,6 +1,6 @@
 //! Drives the built rmax binary as a child process. Output is read on a thread and handed
 //! over a channel, so every wait has a deadline: a hang fails the test instead of blocking.
-#![allow(dead_code)] // each test file uses its own part of this
+#![allow(dead_code, unused_imports)] // each test file uses its own part of this
 
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -10,6 +10,156 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 pub use rmax::{Board, Move, START};
+
+/// The position of the perft suite's second line ("Kiwipete"): castling both ways, pins,
+/// e.p. and promotions within a few plies.
+pub const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+/// White mates in one (Rd8#).
+pub const MATE_IN_1: &str = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1";
+/// White mates in two.
+pub const MATE_IN_2: &str = "8/1p3Qb1/p5pk/P1p1p1p1/1P2P1P1/2P1N2n/5P1P/4qB1K w - - 1 1";
+/// A middlegame with many pieces and no quick end.
+pub const MIDDLEGAME: &str = "3q2k1/pb3p1p/4pbp1/2r5/PpN2N2/1P2P2P/5PP1/Q2R2K1 b - - 4 26";
+/// An Italian opening: several good moves, none far ahead.
+pub const ITALIAN: &str = "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 1 5";
+
+/// A small deterministic generator (xorshift64*), so that a failure can be replayed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number below `n` (0 for n = 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+}
+
+/// The path of `name` in tests/data (a clone has nothing else to read).
+pub fn data_path(name: &str) -> String {
+    format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The non-empty lines of tests/data/`name`, trimmed.
+pub fn data_lines(name: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(data_path(name)).expect("a file of tests/data");
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// tests/data/perft.epd, `FEN ;D1 n ;D2 n ...` a line: each FEN with its (depth, leaf count)
+/// pairs (counts by python-chess).
+pub fn perft_suite() -> Vec<(String, Vec<(u32, u64)>)> {
+    let suite: Vec<(String, Vec<(u32, u64)>)> = data_lines("perft.epd")
+        .iter()
+        .map(|line| {
+            let mut parts = line.split(';');
+            let fen = parts.next().unwrap_or("").trim().to_string();
+            let counts = parts
+                .map(|p| {
+                    let (d, n) = p.trim().split_once(' ').expect("Dn count");
+                    let depth = d[1..].parse().expect("a depth");
+                    (depth, n.trim().parse().expect("a count"))
+                })
+                .collect();
+            (fen, counts)
+        })
+        .collect();
+    assert_eq!(suite.len(), 127, "perft.epd holds 127 positions");
+    suite
+}
+
+/// The FENs of tests/data/perft.epd.
+pub fn suite_fens() -> Vec<String> {
+    perft_suite().into_iter().map(|(fen, _)| fen).collect()
+}
+
+/// A file name in the system's temporary directory, unique to this test process and `name`.
+pub fn temp_path(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("rmax-test-{}-{name}", std::process::id()))
+}
+
+/// Runs `f`; its result and the wall-clock milliseconds it took.
+pub fn timed<T>(f: impl FnOnce() -> T) -> (T, u128) {
+    let clock = Instant::now();
+    let result = f();
+    (result, clock.elapsed().as_millis())
+}
+
+/// One UCI `info depth` line, taken apart.
+#[derive(Clone, Debug)]
+pub struct InfoLine {
+    pub depth: u32,
+    pub seldepth: Option<u32>,
+    /// None when the line names no `multipv`.
+    pub multipv: Option<usize>,
+    /// Centipawns; mates as +-(100000 - moves).
+    pub score: Option<i64>,
+    pub nodes: u64,
+    /// The engine's own clock: ms since the search started.
+    pub time: Option<u64>,
+    pub pv: Vec<String>,
+}
+
+impl InfoLine {
+    pub fn parse(line: &str) -> InfoLine {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let after = |key: &str| {
+            words
+                .iter()
+                .position(|&w| w == key)
+                .map(|i| words.get(i + 1).copied().unwrap_or(""))
+        };
+        let number = |key: &str| after(key).and_then(|v| v.parse::<i64>().ok());
+        let score = match after("score") {
+            Some("cp") => number("cp"),
+            Some("mate") => number("mate").map(|m| m.signum() * (100_000 - m.abs())),
+            _ => None,
+        };
+        let pv = match words.iter().position(|&w| w == "pv") {
+            Some(i) => words[i + 1..].iter().map(|w| w.to_string()).collect(),
+            None => vec![],
+        };
+        InfoLine {
+            depth: number("depth").unwrap_or_else(|| panic!("no depth: {line}")) as u32,
+            seldepth: number("seldepth").map(|d| d as u32),
+            multipv: number("multipv").map(|k| k as usize),
+            score,
+            nodes: number("nodes").unwrap_or(0) as u64,
+            time: number("time").map(|t| t as u64),
+            pv,
+        }
+    }
+}
+
+/// The `info depth` lines of `out`.
+pub fn info_lines(out: &str) -> Vec<InfoLine> {
+    out.lines()
+        .filter(|l| l.starts_with("info depth"))
+        .map(InfoLine::parse)
+        .collect()
+}
+
+/// The latest time (ms, the engine's own clock) that any `info` line of `out` reports.
+pub fn reported_ms(out: &str) -> u64 {
+    info_lines(out)
+        .iter()
+        .filter_map(|i| i.time)
+        .max()
+        .unwrap_or(0)
+}
 
 /// Leaf nodes of the legal move tree `depth` plies deep, counted with the library's move
 /// generator (the binary's `perft` has its own copy: these tests hold it to this one and to
@@ -36,6 +186,8 @@ pub struct Rmax {
     err: Receiver<Vec<u8>>,
     /// Output received but not yet consumed by a wait.
     pending: Vec<u8>,
+    /// Held by a process of a timing test: no other such test of this binary runs beside it.
+    _serial: Option<MutexGuard<'static, ()>>,
 }
 
 fn reader(mut from: impl Read + Send + 'static) -> Receiver<Vec<u8>> {
@@ -77,7 +229,15 @@ impl Rmax {
             out,
             err,
             pending: vec![],
+            _serial: None,
         }
+    }
+
+    /// This process, holding the `serial()` lock until it is dropped (take it before starting
+    /// the process: `Rmax::alone()`).
+    fn holding(mut self, guard: MutexGuard<'static, ()>) -> Rmax {
+        self._serial = Some(guard);
+        self
     }
 
     /// The process id (to look at its memory in /proc).
@@ -147,6 +307,16 @@ impl Rmax {
     /// Waits up to `secs` for a whole line starting with `prefix`; returns that line (without
     /// the newline) and consumes the output up to its end.
     pub fn line(&mut self, prefix: &str, secs: f64) -> String {
+        self.poll_line(prefix, secs).unwrap_or_else(|| {
+            panic!(
+                "no line starting {prefix:?} from rmax within {secs} s; unread output:\n{}",
+                self.text()
+            )
+        })
+    }
+
+    /// Like `line`, but None instead of a panic when no such line came within `secs`.
+    pub fn poll_line(&mut self, prefix: &str, secs: f64) -> Option<String> {
         let deadline = Instant::now() + Duration::from_secs_f64(secs);
         let mut start = 0; // the start of the first line not looked at yet
         loop {
@@ -156,17 +326,45 @@ impl Rmax {
                     .to_string();
                 if line.starts_with(prefix) {
                     self.pending.drain(..start + n + 1);
-                    return line;
+                    return Some(line);
                 }
                 start += n + 1;
             }
             if !self.fill(deadline) {
-                panic!(
-                    "no line starting {prefix:?} from rmax within {secs} s; unread output:\n{}",
-                    self.text()
-                );
+                return None;
             }
         }
+    }
+
+    /// UCI: waits up to `secs` for `bestmove`; the output before it and the move.
+    pub fn until_bestmove(&mut self, secs: f64) -> (String, String) {
+        let (out, m, _) = self.until_bestmove_ponder(secs);
+        (out, m)
+    }
+
+    /// UCI: waits up to `secs` for `bestmove <move> [ponder <move>]`; the output before it,
+    /// the move and the move to ponder on.
+    pub fn until_bestmove_ponder(&mut self, secs: f64) -> (String, String, Option<String>) {
+        let out = self.expect("bestmove ", secs);
+        let rest = self.line("", 5.0);
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        let ponder = match words[..] {
+            [_, "ponder", p] => Some(p.to_string()),
+            [_] => None,
+            _ => panic!("not a bestmove line: bestmove {rest}"),
+        };
+        (out, words[0].to_string(), ponder)
+    }
+
+    /// UCI: the move of the next `bestmove` line (within `secs`).
+    pub fn bestmove(&mut self, secs: f64) -> String {
+        self.until_bestmove(secs).1
+    }
+
+    /// xboard: the move of the next `move` line (within `secs`).
+    pub fn engine_move(&mut self, secs: f64) -> String {
+        let line = self.line("move ", secs);
+        line.split_whitespace().nth(1).unwrap_or("").to_string()
     }
 
     /// Everything that arrives within `secs` (consumed).
@@ -213,6 +411,17 @@ impl Drop for Rmax {
     }
 }
 
+/// Sends `quit`: the process ends, successfully, within `most_ms`, with nothing on its
+/// standard error.
+pub fn quits_within(mut r: Rmax, most_ms: u128) {
+    let ((status, _, err), ms) = timed(|| {
+        r.send("quit");
+        r.wait(10.0)
+    });
+    assert!(status.success() && err.is_empty(), "{status:?} {err}");
+    assert!(ms < most_ms, "quit took {ms} ms");
+}
+
 /// Runs `rmax args...` with no input to its end (within `secs`).
 pub fn run(args: &[&str], secs: f64) -> (ExitStatus, String, String) {
     Rmax::start(args).wait(secs)
@@ -228,6 +437,30 @@ pub fn board_after(fen: &str, moves: &[&str]) -> Board {
         board.make(mv);
     }
     board
+}
+
+/// Checks the divide lines (`e2e4: 20`) of a perft output from `fen` against the library's
+/// perft: one line for each legal move, each with its count `depth - 1` plies below the move.
+/// Returns their sum.
+pub fn check_divide(out: &str, fen: &str, depth: u32) -> u64 {
+    let board = board_after(fen, &[]);
+    let divide: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains(": ") && !l.starts_with("Nodes") && !l.starts_with("Time"))
+        .collect();
+    assert_eq!(divide.len(), board.gen(false).len(), "{out}");
+    let mut sum = 0;
+    for line in divide {
+        let (m, n) = line.split_once(": ").expect("move: count");
+        let mv = board
+            .parse_move(m)
+            .unwrap_or_else(|| panic!("{m} is not legal"));
+        let n: u64 = n.parse().expect("a count");
+        assert_eq!(n, board.after(mv).perft(depth - 1), "{line}");
+        sum += n;
+    }
+    assert_eq!(sum, board.perft(depth), "{out}");
+    sum
 }
 
 /// Is `text` a legal move (UCI notation) in `board`?
@@ -261,6 +494,20 @@ pub fn threads_down_to(pid: u32, n: usize, secs: f64) -> usize {
     }
 }
 
+/// A memory figure of process `pid` in kB (Linux: the `field` line of /proc/PID/status, as
+/// `VmSize` for the address space, `VmHWM` for the peak resident memory).
+pub fn memory_kb(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc");
+    let line = status
+        .lines()
+        .find(|l| l.starts_with(&format!("{field}:")))
+        .unwrap_or_else(|| panic!("no {field} in {status}"));
+    line.split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .expect("kB")
+}
+
 /// Timing tests must not compete for the CPU with another test's search: one at a time
 /// (within a test binary).
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -269,17 +516,63 @@ pub fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+impl Rmax {
+    /// `rmax args...` holding the `serial()` lock for its lifetime: for a test that times
+    /// the engine, or keeps both cores busy beside one that does.
+    pub fn alone(args: &[&str]) -> Rmax {
+        let guard = serial();
+        Rmax::start(args).holding(guard)
+    }
+}
+
+/// The `uci` handshake, whose answer must end in `uciok`; returns `r`.
+fn handshake(mut r: Rmax) -> Rmax {
+    uci_answer(&mut r);
+    r
+}
+
+/// Sends `uci`: the answer, up to and including `uciok`.
+pub fn uci_answer(r: &mut Rmax) -> String {
+    r.send("uci");
+    r.expect("uciok\n", 5.0)
+}
+
 /// rmax after the `uci` handshake.
 pub fn uci() -> Rmax {
-    let mut r = Rmax::start(&[]);
-    r.send("uci");
-    r.expect("uciok\n", 5.0);
-    r
+    handshake(Rmax::start(&[]))
+}
+
+/// rmax after the `uci` handshake, holding the `serial()` lock (see `Rmax::alone`).
+pub fn uci_alone() -> Rmax {
+    handshake(Rmax::alone(&[]))
+}
+
+/// CPU time (ms) process `pid` has used so far, all its threads (Linux: /proc/PID/stat,
+/// in clock ticks of 10 ms).
+pub fn cpu_ms(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc");
+    // the fields after the command name, which is in parentheses and may hold spaces
+    let rest = &stat[stat.rfind(')').expect("(comm)") + 2..];
+    let fields: Vec<u64> = rest
+        .split_whitespace()
+        .skip(11) // state ... cmajflt: utime is field 14 of the line, 12 of these
+        .take(2)
+        .map(|f| f.parse().expect("ticks"))
+        .collect();
+    (fields[0] + fields[1]) * 10
 }
 
 /// rmax after `xboard` and `protover 2`; returns the feature line too.
 pub fn xboard() -> (Rmax, String) {
-    let mut r = Rmax::start(&[]);
+    protover(Rmax::start(&[]))
+}
+
+/// `xboard()` holding the `serial()` lock (see `Rmax::alone`).
+pub fn xboard_alone() -> Rmax {
+    protover(Rmax::alone(&[])).0
+}
+
+fn protover(mut r: Rmax) -> (Rmax, String) {
     r.send("xboard");
     r.send("protover 2");
     let features = r.line("feature ", 5.0);
@@ -297,12 +590,22 @@ pub const PROMPT: &str = "rmax> ";
 
 /// rmax in terminal mode, thinking `secs` per move; the greeting has been read.
 pub fn terminal(secs: &str) -> Rmax {
-    let mut r = Rmax::start(&[]);
+    timed_terminal(Rmax::start(&[]), secs)
+}
+
+/// `terminal()` holding the `serial()` lock (see `Rmax::alone`).
+pub fn terminal_alone(secs: &str) -> Rmax {
+    timed_terminal(Rmax::alone(&[]), secs)
+}
+
+/// Sets the terminal's time (`secs` as the person types it) and checks that it says so.
+fn timed_terminal(mut r: Rmax, secs: &str) -> Rmax {
     r.send(&format!("time {secs}"));
     let greeting = r.expect(PROMPT, 5.0);
     assert!(greeting.contains("  a b c d e f g h"), "{greeting}");
     let out = r.expect(PROMPT, 5.0);
-    assert!(out.contains(secs), "{out}");
+    let said = out.trim_end_matches(PROMPT).trim_end();
+    assert_eq!(said, format!("rmax thinks {secs} s per move."), "{out}");
     r
 }
 
@@ -312,15 +615,43 @@ pub fn say(r: &mut Rmax, line: &str) -> String {
     r.expect(PROMPT, 30.0)
 }
 
-/// rmax on a pseudo-terminal through util-linux `script`, or None (with a note) where there
-/// is no such `script`.
-pub fn on_a_terminal() -> Option<Rmax> {
+/// The terminal's `fen`: the FEN of the position now.
+pub fn terminal_fen(r: &mut Rmax) -> String {
+    say(r, "fen").trim_end_matches(PROMPT).trim().to_string()
+}
+
+/// Is the position `after` one legal move away from `before` (FENs)?
+pub fn one_legal_move_apart(before: &str, after: &str) -> bool {
+    let board = board_after(before, &[]);
+    board
+        .gen(false)
+        .into_iter()
+        .any(|m| board.after(m).fen() == after)
+}
+
+/// The seconds a terminal's `rmax plays 1... e5   (depth 9, +0.28, 0.50 s)` line says the
+/// move took (rmax's own clock).
+pub fn played_secs(line: &str) -> f64 {
+    line.rsplit(", ")
+        .next()
+        .and_then(|t| t.strip_suffix(" s)"))
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no time in {line:?}"))
+}
+
+/// rmax on a pseudo-terminal through util-linux `script`, or None where there is no such
+/// `script`: then `test` is skipped, and says so on the test run's own standard error (not
+/// the captured output a passing test hides), as `SKIPPED <test>: ...`.
+pub fn on_a_terminal(test: &str) -> Option<Rmax> {
     let found = Command::new("script")
         .arg("--version")
         .output()
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("util-linux"));
     if !found {
-        println!("note: no util-linux script here; the terminal variant is skipped");
+        skipped(
+            test,
+            "no util-linux `script` to run rmax on a pseudo-terminal",
+        );
         return None;
     }
     let mut command = Command::new("script");
@@ -336,6 +667,29 @@ pub fn on_a_terminal() -> Option<Rmax> {
     let mut r = Rmax::spawn(command);
     r.expect(PROMPT, 10.0); // the greeting comes at once on a terminal
     Some(r)
+}
+
+/// Says on the test run's standard error that `test` was skipped, and why: written to the
+/// stream itself, which the test harness does not capture (it captures `print!` and
+/// `eprint!`), so that a skip shows in every run, not only when a test fails.
+pub fn skipped(test: &str, why: &str) {
+    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
+}
+
+/// `on_a_terminal(test)`, thinking `secs` a move (`time`).
+pub fn on_a_terminal_thinking(test: &str, secs: &str) -> Option<Rmax> {
+    let mut r = on_a_terminal(test)?;
+    r.send(&format!("time {secs}"));
+    r.expect(PROMPT, 5.0);
+    Some(r)
+}
+
+/// xboard: `ping n`; the output before the `pong`, which must hold neither `Error` nor
+/// `Illegal`.
+pub fn sync_clean(r: &mut Rmax, n: u32) -> String {
+    let out = sync(r, n);
+    assert!(!out.contains("Error") && !out.contains("Illegal"), "{out}");
+    out
 }
 
 /// The last row of an `eval` table (`Total, side to move  -8  Black to move ...`): the

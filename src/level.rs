@@ -375,7 +375,7 @@ mod tests {
     /// them, up to 4 s the closer the lines; half in the first four moves.
     #[test]
     fn pacing_is_quick_for_a_mate_in_one_and_half_in_the_first_four_moves() {
-        let pace = Pace {
+        let pace = HumanPace {
             max_ms: crate::pace::MAX_MS,
         };
         let at_move = |full: u32| {

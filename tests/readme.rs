@@ -60,7 +60,7 @@ fn a_paced_level_never_shows_a_move_other_than_the_one_played() {
 #[test]
 fn on_a_terminal_a_paced_level_shows_a_running_clock() {
     let _serial = serial();
-    let Some(mut r) = on_a_terminal() else {
+    let Some(mut r) = on_a_terminal("on_a_terminal_a_paced_level_shows_a_running_clock") else {
         return;
     };
     r.send("level 1200");
@@ -112,7 +112,8 @@ fn piped_lines_are_done_in_order_and_quit_comes_last() {
 /// reply: it is not kept to be played after it.
 #[test]
 fn at_the_keyboard_a_move_typed_while_rmax_thinks_is_not_kept() {
-    let Some(mut r) = on_a_terminal() else {
+    let Some(mut r) = on_a_terminal("at_the_keyboard_a_move_typed_while_rmax_thinks_is_not_kept")
+    else {
         return;
     };
     r.send("time 3600");

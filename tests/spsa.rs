@@ -20,7 +20,7 @@ fn spsa(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
 }
 
 /// A fresh directory for one test.
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("rmax-spsa-cli-{}-{name}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(dir.join("src")).expect("a directory");
@@ -29,7 +29,29 @@ fn scratch(name: &str) -> PathBuf {
         dir.join("openings.epd"),
     )
     .expect("openings");
-    dir
+    Scratch(dir)
+}
+
+/// A refused or failed run leaves no state file behind.
+fn no_state_written(dir: &Path) {
+    let state = dir.join("spsa-state.txt");
+    assert!(!state.exists(), "{} was written", state.display());
+}
+
+/// A test's folder, removed when the test ends (passed or not).
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
 }
 
 /// An executable shell script `name` in `dir` (a stand-in for a program).
@@ -112,26 +134,13 @@ fn bad_names_and_ranges_are_refused_with_exit_code_2() {
         out.contains("--iterations N") && out.contains("--apply"),
         "{out}"
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_dry_run_prints_the_next_command_and_writes_nothing() {
     let dir = scratch("dry");
-    let (code, out, err) = spsa(
-        &dir,
-        &[
-            "--dry-run",
-            "--params",
-            "RfpMargin",
-            "--nodes",
-            "2000",
-            "--fastchess",
-            "fc",
-            "--seed",
-            "1",
-        ],
-    );
+    let args = "--dry-run --params RfpMargin --nodes 2000 --fastchess fc --seed 1";
+    let (code, out, err) = spsa(&dir, &args.split(' ').collect::<Vec<_>>());
     assert_eq!(code, Some(0), "{err}");
     assert!(
         out.contains(
@@ -148,8 +157,7 @@ fn a_dry_run_prints_the_next_command_and_writes_nothing() {
         out.contains("-each tc=inf nodes=2000 option.Hash=1 proto=uci -rounds 4"),
         "{out}"
     );
-    assert!(!dir.join("spsa-state.txt").exists());
-    let _ = fs::remove_dir_all(&dir);
+    no_state_written(&dir);
 }
 
 #[cfg(unix)]
@@ -213,8 +221,7 @@ fn a_missing_or_wrong_engine_or_a_failing_fastchess_stops_with_exit_code_1() {
             && err.contains("Engine binary does not exist: x"),
         "{err}"
     );
-    assert!(!dir.join("spsa-state.txt").exists());
-    let _ = fs::remove_dir_all(&dir);
+    no_state_written(&dir);
 }
 
 #[cfg(unix)]
@@ -267,18 +274,10 @@ fn a_run_saves_after_every_iteration_resumes_reports_and_applies() {
         "{saved}"
     );
     // resumed with the same settings (given again, or left out): iterations 4 and 5
+    let resume = ["--engine", &engine, "--fastchess", &fastchess];
     let (code, out, err) = spsa(
         &dir,
-        &[
-            "--engine",
-            &engine,
-            "--fastchess",
-            &fastchess,
-            "--state",
-            "run.txt",
-            "--pairs",
-            "1",
-        ],
+        &[&resume[..], &["--state", "run.txt", "--pairs", "1"]].concat(),
     );
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(
@@ -353,5 +352,4 @@ fn a_run_saves_after_every_iteration_resumes_reports_and_applies() {
         lib.contains(&format!("c!({new})")) && !lib.contains("c!(25)"),
         "{line}"
     );
-    let _ = fs::remove_dir_all(&dir);
 }

@@ -1,7 +1,6 @@
 //! The search's tunable constants: `c!(v)` in src/lib.rs and `rmax::tuning::PARAMS` agree,
 //! and only a tune build offers them as UCI options.
 
-#[allow(unused_imports)] // START: other test files use it
 mod common;
 
 use rmax::tuning::{index, PARAMS};

@@ -6,10 +6,11 @@
 //! Moves: pseudo-legal generation with a legality filter, copy-make (a Board is Copy).
 //! Search: one recursive negamax that deepens iteratively in every node and, at depth 0,
 //! turns into the quiescence search in the same loop. Every node works in two passes: pass 1
-//! scores all its moves without searching them (captures by MVV/LVA: the victim's value
-//! first, the cheaper attacker breaking ties, with the capture history on top; quiet moves
-//! by killers and histories), pass 2 searches them best first, once per iteration of the
-//! node's deepening. "Search at a glance", above `search`, lists a node's steps.
+//! scores all its moves without searching them (captures and promotions on an MVV/LVA base:
+//! the victim's value first, then the cheaper attacker; the capture history added on top,
+//! which can outweigh it; quiet moves by killers and histories), pass 2 searches them best
+//! first, once per iteration of the node's deepening. "Search at a glance", above `search`,
+//! lists a node's steps.
 //!
 //! Why so terse: the file is held to 17,584 characters of code (non-whitespace outside
 //! comments; `tests/size.rs` counts them). That is the size of 4ku, a C++ engine by kz04px
@@ -70,6 +71,9 @@
 // `c!(v)`: the search constant v, tunable by SPSA (src/tuning.rs; in a normal build, v itself)
 #[macro_use]
 pub mod tuning;
+// tests of what the file keeps private (src/tests.rs, a child module: it sees all of it)
+#[cfg(test)]
+mod tests;
 
 use std::sync::{
     atomic::{AtomicBool, AtomicU64, Ordering::Relaxed},
@@ -94,7 +98,8 @@ pub const LETTERS: &str = ".........PNBRQK..pnbrqk";
 
 /// Zobrist key of item `i` (see the card at the top). A multiply-xorshift hash stands in for a
 /// random table: any mix that spreads every item's bits over the key will do (these shifts
-/// are not splitmix's; what matters is that the 2,900 items used give distinct, mixed keys).
+/// are not splitmix's; what matters is that the items used, about 800 numbered up to 2,943,
+/// get distinct, well-mixed keys).
 fn z(i: usize) -> u64 {
     let x = (i as u64 + 1).wrapping_mul(0x9E3779B97F4A7C15);
     (x ^ x >> 29).wrapping_mul(0xBF58476D1CE4E5B9) ^ x >> 32 // shifts bind before ^
@@ -1056,7 +1061,7 @@ impl Engine {
             .any(|&k| k == b.key);
         if ply > 99 || ply > 0 && (b.half > 99 && !check || b.insufficient() || rep) {
             return 0; // (ply 100: deeper than any real line; the tables end at 128)
-        }
+        } // (a fifty-move draw waits when in check: mate beats it, see after the moves)
         self.keys.push(b.key);
         // check extension (depth may come in below 0: a null move's child, reduced by more
         // than it had; below 1 it is quiescence, never in check)
@@ -1107,7 +1112,7 @@ impl Engine {
             return eval; // reverse futility: too far above beta for a shallow search to matter
         }
         // razoring: far below alpha near the leaves, only captures may save it: quiescence (not
-        // when alpha is a mate score: quiescence cannot find the mate that would reach it;
+        // when alpha is a winning mate score: quiescence cannot find the mate that would reach it;
         // 9999 is far above any evaluation and far below any mate, MATE - 999 and up)
         // (below depth 8, as reverse futility is; that depth alone is tuned, RfpDepth)
         let (depth, qs) = if prune && depth < 8 && alpha < 9999 && eval + c!(238) * depth < alpha {
@@ -1117,8 +1122,9 @@ impl Engine {
         };
         // Null move: if passing still leaves us at or above beta at reduced depth, cut off. Not
         // without a piece, type 2..5 (zugzwang is common then; a king's 6 % 6 is 0), and not
-        // when a hash bound has put `eval` below the static evaluation `evals[ply]` (both
-        // must reach beta: the table says this position is worse than it looks).
+        // when a hash bound has put `eval` below the static evaluation `evals[ply]`: `eval`
+        // must reach beta and not be below `evals[ply]` (else the table says this position
+        // is worse than it looks).
         if prune
             && depth > 2
             && eval >= beta.max(self.evals[ply])
@@ -1151,13 +1157,14 @@ impl Engine {
                     // 0: a quiet move (no victim, no promotion)
                     0 if self.killers[ply].contains(m) => 1 << 19,
                     0 => self.history[p][m.to] + self.cont[pc + p % 8][m.to],
-                    // captures and promotions: MVV/LVA as one sum: twice the victim's value
-                    // (with a promotion's new piece; P 94, N 281, B 297, R 512, Q 936) less 16
-                    // per attacker type (P 1 .. K 6: 16 to 96), so the victim counts first (a
-                    // knight and a bishop, 16 apart, count as equals) and the cheaper attacker
-                    // breaks ties; then how such captures did: the capture history (at to ^ 8,
-                    // the off-board half of the row; within +-512), which can lift a capture
-                    // past one of a somewhat larger victim
+                    // captures and promotions: an MVV/LVA base, one sum: twice the victim's
+                    // value (with a promotion's new piece; P 94, N 281, B 297, R 512, Q 936)
+                    // less 16 per attacker type (P 1 .. K 6: 16 to 96): the victim first (only
+                    // a knight and a bishop, 32 apart doubled, can trade places by attacker),
+                    // then the cheaper attacker. On top, how such captures did: the capture
+                    // history (at to ^ 8, the off-board half of the row), within +-512, more
+                    // than most gaps between victims: where it disagrees strongly with the
+                    // base, it wins (a pawn taking a pawn can come before a rook taking a rook)
                     _ => {
                         (1 << 20) + 2 * (WORTH[v] + WORTH[m.promo as usize]) - p as i32 % 8 * 16
                             + self.history[p][m.to ^ 8]
@@ -1192,8 +1199,9 @@ impl Engine {
                     // Futility (quiescence: delta pruning): near the leaves, a move that cannot
                     // win back enough to lift a lost cause is skipped, unless it gives check
                     // (mates hide there; quiescence does not ask). Late-move pruning: past
-                    // (1 + d * d) >> (1 - improving) quiet moves (half as many when not
-                    // improving), the rest (quiet too) will not cut.
+                    // (1 + d * d) >> (1 - improving) quiet moves searched that gave no check
+                    // (`quiets`; half as many when not improving), the rest (quiet too) will
+                    // not cut.
                     // (futility below depth 8, as reverse futility is)
                     let futile = (qs || prune && tried > 0 && d < 8)
                         && eval + c!(50) + c!(100) * d + gain <= a;
@@ -1210,7 +1218,8 @@ impl Engine {
                     // quiet moves also at reduced depth (LMR), less the better their history (not
                     // the ordering score: killers then go unreduced, and that lost to 4ku); a
                     // surprise is searched again
-                    // (from depth 3, and the first two moves never: the likeliest to be best)
+                    // (from depth 3, and the first two moves never: the likeliest to be best;
+                    // a ply less per 256 of history, at most two: the history's bound is 512)
                     let r = if d > 2 && tried > 1 && quiet {
                         (((d as f32).ln() * (tried as f32).ln() * 100.) as i32
                             / if pv { c!(200) } else { c!(150) } // (hundredths of a ply)
@@ -1250,7 +1259,8 @@ impl Engine {
                     if s >= beta {
                         // The histories learn: the move that cut off goes up, every move before
                         // it in the order down (searched, or skipped by futility or MultiPV:
-                        // none of them cut off). Gravity: a step of v, less the entry's own
+                        // none of them cut off; MultiPV skips the root's best moves, so with
+                        // more lines these go down at root cutoffs: analysis only). Gravity: a step of v, less the entry's own
                         // v / 512 part, keeps the entry within +-512, the nearer the bound the
                         // smaller the step; v = d * d, at most 512 (a larger step overshoots
                         // the bound: in 30-ply searches the entries swung until they overflowed)
@@ -1272,8 +1282,9 @@ impl Engine {
                                 }
                             }
                         }
-                        if quiet && self.killers[ply][0] != m {
-                            self.killers[ply] = [m, self.killers[ply][0]];
+                        let k = &mut self.killers[ply];
+                        if quiet && k[0] != m {
+                            *k = [m, k[0]]; // the newest first
                         }
                         break;
                     }
@@ -1291,7 +1302,8 @@ impl Engine {
                 // Correction history: the search's score against the (corrected) static
                 // evaluation st, when it tells how far st missed: a fail high only if above st
                 // (a lower bound), a fail low only if below it (an upper bound), and a move that
-                // beat alpha only if quiet (a capture's gain is no error of the evaluation).
+                // beat alpha only if its target square was empty (a capture's gain is no error
+                // of the evaluation; here a promotion or e.p. capture counts as quiet).
                 // The entry moves toward the miss (at most 80 cp, in 1/256 cp) by a weight
                 // that grows with the depth, from 5/512 at d = 1 to 64/512 from d = 8 on. The
                 // miss is the one left after the correction (st holds it): three tables each

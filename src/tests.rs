@@ -1,0 +1,78 @@
+//! Unit tests of what `src/lib.rs` keeps private. A child module of the crate root, so it
+//! sees every private field and function there (integration tests in `tests/` see only the
+//! public API); it costs lib.rs one `mod` line.
+
+use super::*;
+
+/// Positions from the start: every legal move of the first `plies` plies, breadth first, at
+/// most `max` of them.
+fn positions(plies: usize, max: usize) -> Vec<Board> {
+    let mut all = vec![Board::from_fen(START).expect("the start position")];
+    let mut frontier = all.clone();
+    for _ in 0..plies {
+        frontier = frontier
+            .iter()
+            .flat_map(|b| b.gen(false).into_iter().map(move |m| b.after(m)))
+            .take(max)
+            .collect();
+        all.extend(frontier.iter().copied());
+    }
+    all.truncate(max);
+    all
+}
+
+/// A null move's child has a continuation row of its own: `last` is the side that passed
+/// (8 or 16), a value no move gives (a move's is target * 16 + piece code % 16, whose low
+/// nibble is 1..6 or 9..14). Before, the child kept `last`: a move two plies back, of the
+/// side now to move, keyed a row of the other colour's replies.
+#[test]
+fn a_null_move_child_has_its_own_continuation_row() {
+    for b in positions(3, 2000) {
+        let n = b.null();
+        assert_eq!(n.last, b.side as usize, "{}", b.fen());
+        for m in b.gen(false) {
+            let low = b.after(m).last % 16;
+            assert!((1..=6).contains(&low) || (9..=14).contains(&low), "{m}");
+            assert!(![8, 16].contains(&b.after(m).last), "{m}");
+        }
+    }
+}
+
+/// A node that fails low below its static evaluation teaches the correction history (an
+/// upper bound below the evaluation: the evaluation was too high), whatever move the hash
+/// table held. Before, the update also asked whether the best move was a capture, and after
+/// a fail low that "best move" is only the hash move (here a capture), so nothing was learnt.
+#[test]
+fn a_fail_low_below_the_evaluation_teaches_the_correction_history_whatever_the_hash_move() {
+    // Black to move, exd4 a capture; the correction history says Black is 3 x 80 cp better
+    // off than the evaluation thinks, so that the search fails low under it
+    let b = Board::from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/3PP3/5N2/PPP2PPP/RNBQKB1R b KQkq - 0 3")
+        .expect("a FEN");
+    let capture = b.parse_move("e5d4").expect("exd4");
+    let mut e = Engine::new(1);
+    let depth = Limits {
+        depth: 1,
+        ..Limits::default()
+    };
+    e.think(&b, &[], depth); // sets up the per-ply tables
+    e.corr.iter_mut().for_each(|c| *c = 0);
+    let cs = [0, 1, 2].map(|j| (b.pk[j] ^ b.side as u64) as usize & 65535 | j << 16);
+    for &i in &cs {
+        e.corr[i] = 80 * 256;
+    }
+    // the hash entry: draft 0 (no cut), no bound (no say on the evaluation), exd4 its move
+    let data = capture.pack() << 32;
+    let slot = b.key as usize % e.tt.len();
+    e.tt[slot][0].store(b.key ^ data, Relaxed);
+    e.tt[slot][1].store(data, Relaxed);
+    let st = b.eval() + 3 * 80;
+    let s = e.search(&b, st - 1, st, 3, 1, false);
+    assert!(s < st - 1, "the search did not fail low: {s} against {st}");
+    for &i in &cs {
+        assert!(
+            e.corr[i] < 80 * 256,
+            "slot {i} learnt nothing: {}",
+            e.corr[i]
+        );
+    }
+}

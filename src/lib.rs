@@ -879,11 +879,14 @@ impl Engine {
 
     /// Empties the hash table and gives it `mb` megabytes; forgets the history (a new game).
     pub fn resize(&mut self, mb: usize) {
-        self.tt = Arc::new((0..mb << 16).map(|_| Slot::default()).collect()); // 2^16 to a MB
-        self.history = vec![[0; 128]; 23];
-        self.cont = vec![[0; 128]; 15360]; // 1,920 values of `last` (up to 119 * 16 + 15) x 8
+        // the hash table: 2^16 slots to a MB; the evaluation cache and each correction table
+        // 2^16 entries (1 MB and 0.75 MB): small enough to stay in the cache, and misses cost
+        // little (the evaluation is recomputed; a correction shared by two keys is noise)
+        self.tt = Arc::new((0..mb << 16).map(|_| Slot::default()).collect());
         self.eval_cache = vec![(0, 0); 1 << 16];
         self.corr = vec![0; 3 << 16];
+        self.history = vec![[0; 128]; 23];
+        self.cont = vec![[0; 128]; 15360]; // 1,920 values of `last` (up to 119 * 16 + 14) x 8
     }
 
     /// Nodes searched so far by all the threads (exact with one).
@@ -1133,9 +1136,12 @@ impl Engine {
             // (from depth 3: shallower nodes lose little by searching the moves instead)
             // R: deeper, or far above beta (by at most 3 plies), more
             let r = c!(4) + depth / c!(5) + ((eval - beta) / c!(196)).min(3);
+            // (the child is not in check: passing is tried only when not in check)
             let s = -self.search(&b.null(), -beta, 1 - beta, depth - r, ply + 1, false);
             if s >= beta {
-                return s.min(MATE - 999); // an unproven mate: the side to move passed
+                // an unproven mate (the side to move passed) is cut to MATE - 999, the highest
+                // score `ply_adjust` does not read as a mate
+                return s.min(MATE - 999);
             }
         }
         // Pass 1: generate, and score every move without searching it. Tiers: an iteration's
@@ -1154,10 +1160,11 @@ impl Engine {
                 // the mover's code, the victim's type
                 let (p, v) = (b.b[m.from] as usize, b.b[m.to] as usize & 7);
                 match v + m.promo as usize {
-                    // 0: a quiet move (no victim, no promotion)
+                    // 0: a quiet move (no victim, no promotion; e.p. too: its target is empty)
                     0 if self.killers[ply].contains(m) => 1 << 19,
                     0 => self.history[p][m.to] + self.cont[pc + p % 8][m.to],
-                    // captures and promotions: an MVV/LVA base, one sum: twice the victim's
+                    // captures and promotions (a quiet under-promotion too, above the killers):
+                    // an MVV/LVA base, one sum: twice the victim's
                     // value (with a promotion's new piece; P 94, N 281, B 297, R 512, Q 936)
                     // less 16 per attacker type (P 1 .. K 6: 16 to 96): the victim first (only
                     // a knight and a bishop, 32 apart doubled, can trade places by attacker),
@@ -1202,7 +1209,7 @@ impl Engine {
                     // (1 + d * d) >> (1 - improving) quiet moves searched that gave no check
                     // (`quiets`; half as many when not improving), the rest (quiet too) will
                     // not cut.
-                    // (futility below depth 8, as reverse futility is)
+                    // (futility below depth 8, reverse futility's default; only RfpDepth is tuned)
                     let futile = (qs || prune && tried > 0 && d < 8)
                         && eval + c!(50) + c!(100) * d + gain <= a;
                     if prune && quiet && quiets > (1 + d * d) >> 1 - improving {
@@ -1219,7 +1226,8 @@ impl Engine {
                     // the ordering score: killers then go unreduced, and that lost to 4ku); a
                     // surprise is searched again
                     // (from depth 3, and the first two moves never: the likeliest to be best;
-                    // a ply less per 256 of history, at most two: the history's bound is 512)
+                    // a ply less per 256 of history, at most two with the defaults: the history's
+                    // bound is 512)
                     let r = if d > 2 && tried > 1 && quiet {
                         (((d as f32).ln() * (tried as f32).ln() * 100.) as i32
                             / if pv { c!(200) } else { c!(150) } // (hundredths of a ply)
@@ -1260,10 +1268,13 @@ impl Engine {
                         // The histories learn: the move that cut off goes up, every move before
                         // it in the order down (searched, or skipped by futility or MultiPV:
                         // none of them cut off; MultiPV skips the root's best moves, so with
-                        // more lines these go down at root cutoffs: analysis only). Gravity: a step of v, less the entry's own
-                        // v / 512 part, keeps the entry within +-512, the nearer the bound the
+                        // more lines these go down at root cutoffs; this matters only with MultiPV
+                        // above 1, in analysis).
+                        // Gravity: a step of v, less the entry's own v / 512 part, keeps the
+                        // entry within +-512, the nearer the bound the
                         // smaller the step; v = d * d, at most 512 (a larger step overshoots
-                        // the bound: in 30-ply searches the entries swung until they overflowed)
+                        // the bound: in 30-ply searches the entries swung until they overflowed;
+                        // in quiescence d = 0: the histories learn nothing there, killers do)
                         let v = (d * d).min(c!(512));
                         for q in &moves[..=i] {
                             if b.safe(*q, check) {
@@ -1290,8 +1301,9 @@ impl Engine {
                     }
                 }
                 // no legal move: mated or stalemated; or in check on the 100th move (without
-                // check it is a draw already): mate beats the fifty-move rule, else a draw, which
-                // the table does not keep (the key has no clock)
+                // check it is a draw already): mate beats the fifty-move rule, else a draw; on the
+                // 100th move the node ends here, mate or draw, without a store (the key has no
+                // clock)
                 if !qs && (tried < 1 || b.half > 99 && ply > 0) {
                     best = (check && tried < 1) as i32 * (ply as i32 - MATE);
                     if b.half > 99 {
@@ -1308,7 +1320,10 @@ impl Engine {
                 // that grows with the depth, from 5/512 at d = 1 to 64/512 from d = 8 on. The
                 // miss is the one left after the correction (st holds it): three tables each
                 // learning the whole raw miss would add it three times; so each settles at a
-                // part of it, and the three together at about three quarters.
+                // part of it, and the three together at about three quarters (each settles at a
+                // quarter of the raw miss, 64/256 x 3 = 192/256). The clamp: a miss beyond 80 cp
+                // is a tactic the search found, not the evaluation's error. A stalemate (best 0)
+                // teaches it too; its `best_move` is the hash move's (rarely any), harmless.
                 let st = self.evals[ply];
                 if d == depth
                     && !qs

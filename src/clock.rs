@@ -276,8 +276,8 @@ mod tests {
                 }
             }
         }
-        // sudden death keeps the overhead of the 50 moves to come; an increment that pays
-        // for it, none; 40 moves to the control, those 39
+        // sudden death keeps the overhead of the 20 moves to come; an increment that pays
+        // for it, none; 40 moves to the control, 20 of its 39; 5 moves to it, those 4
         assert_eq!(reserve(0, None, 10), 210);
         assert_eq!(reserve(100, None, 10), 10);
         assert_eq!(reserve(4, None, 10), 130);

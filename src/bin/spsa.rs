@@ -1458,6 +1458,12 @@ mod tests {
         }
     }
 
+    /// A constant's value in PARAMS, as src/lib.rs holds it (`--apply` changes it: the tests
+    /// read it here rather than repeat it).
+    fn start(name: &str) -> i32 {
+        param_named(name).expect("a PARAMS entry").default
+    }
+
     /// Without a signal (every game drawn) nothing moves.
     #[test]
     fn draws_move_nothing() {
@@ -1470,7 +1476,7 @@ mod tests {
             })
         };
         tune(&mut state, 50, draws, no_saving).expect("a run");
-        assert_eq!(state.params[0].theta, 71.0);
+        assert_eq!(state.params[0].theta, f64::from(start("RfpMargin")));
     }
 
     #[test]
@@ -1488,7 +1494,7 @@ mod tests {
                 }
                 assert_eq!(step.flips[i].abs(), 1.0);
             }
-            // RfpMargin (71, 2 c_k under 35) is never clamped: its two values are 2 c_k
+            // RfpMargin (about 70, 2 c_k under 35) is never clamped: its two values are 2 c_k
             // apart, rounded with one offset (each under a unit off, on average right)
             let apart = f64::from(step.plus[0] - step.minus[0]) * step.flips[0] - 2.0 * step.c[0];
             assert!(apart.abs() < 1.0, "{apart}");
@@ -1508,7 +1514,7 @@ mod tests {
                 losses: 2,
             },
         );
-        let moved = state.params[0].theta - 71.0;
+        let moved = state.params[0].theta - f64::from(start("RfpMargin"));
         let expected = step.r[0] * step.c[0] * 3.0 * step.flips[0];
         assert!(
             (moved - expected).abs() < 1e-12 && moved != 0.0,
@@ -1539,7 +1545,7 @@ mod tests {
         assert_eq!(resumed.done, 17);
         tune(&mut resumed, 40, simulated(optimum, 200.0), no_saving).expect("a run");
         assert_eq!(resumed, whole, "the same values to the last bit");
-        assert_ne!(whole.params[0].theta, 71.0);
+        assert_ne!(whole.params[0].theta, f64::from(start("RfpMargin")));
         assert!(
             !with_suffix(&file, ".tmp").exists(),
             "the temporary file is renamed"
@@ -1567,9 +1573,11 @@ mod tests {
         let o = options("--params RfpMargin,RfpDepth --seed 2").expect("options");
         let good = State::new(&o.settings, &o.start).to_text();
         assert!(State::from_text(&good).is_ok(), "{good}");
+        let rfp_margin = format!("theta {}\n", start("RfpMargin"));
+        let rfp_depth = format!("theta {}\n", start("RfpDepth"));
         let cases = [
             (
-                "theta 71\n",
+                rfp_margin.as_str(),
                 "theta 250\n",
                 "RfpMargin's value 250 is out of its range 20 to 200",
             ),
@@ -1590,7 +1598,7 @@ mod tests {
                 "iterations takes 1 to 1000000",
             ),
             ("rng ", "speed 3\nrng ", "unknown line 'speed'"),
-            ("theta 8\n", "theta x\n", "bad line 'param RfpDepth"),
+            (rfp_depth.as_str(), "theta x\n", "bad line 'param RfpDepth"),
         ];
         for (from, to, message) in cases {
             assert!(good.contains(from), "{from}");
@@ -1599,7 +1607,7 @@ mod tests {
             assert!(e.contains(message), "{e} (for {to})");
         }
         let file = temp("bad.txt");
-        fs::write(&file, good.replacen("theta 71\n", "theta 250\n", 1)).expect("written");
+        fs::write(&file, good.replacen(&rfp_margin, "theta 250\n", 1)).expect("written");
         let e = load_state(&file).expect_err("refused");
         assert!(e.contains("bad.txt") && e.contains("RfpMargin"), "{e}");
         let _ = fs::remove_file(&file);
@@ -1801,25 +1809,37 @@ Finished match
 
     #[test]
     fn the_report_shows_each_value_as_lib_rs_should_hold_it() {
-        let state = state_at(&[("RfpMargin", 74.4), ("RfpDepth", 7.6), ("AspWindow", 25.2)]);
-        let text = report(&state, Path::new("s.txt"));
-        assert!(
-            text.contains("  RfpMargin: 71 -> 74.40 (c!(71) -> c!(74))\n"),
-            "{text}"
-        );
-        assert!(
-            text.contains("  RfpDepth: 8 -> 7.60 (c!(8) unchanged)\n"),
-            "{text}"
-        );
-        assert!(
-            text.contains("  AspWindow: 25 -> 25.20 (c!(25) unchanged)\n"),
-            "{text}"
-        );
+        // RfpMargin 3.4 above its start, RfpDepth 0.4 below, AspWindow 0.2 above
+        let [rfp, depth, asp] = ["RfpMargin", "RfpDepth", "AspWindow"].map(start);
+        let values = [
+            ("RfpMargin", f64::from(rfp) + 3.4),
+            ("RfpDepth", f64::from(depth) - 0.4),
+            ("AspWindow", f64::from(asp) + 0.2),
+        ];
+        let text = report(&state_at(&values), Path::new("s.txt"));
+        for line in [
+            format!(
+                "  RfpMargin: {rfp} -> {}.40 (c!({rfp}) -> c!({}))\n",
+                rfp + 3,
+                rfp + 3
+            ),
+            format!(
+                "  RfpDepth: {depth} -> {}.60 (c!({depth}) unchanged)\n",
+                depth - 1
+            ),
+            format!("  AspWindow: {asp} -> {asp}.20 (c!({asp}) unchanged)\n"),
+        ] {
+            assert!(text.contains(&line), "{line} in {text}");
+        }
         assert!(text.contains("spsa --apply --state s.txt"), "{text}");
-        // RfpDepth at 5 would be NmpDepthDiv's value: not to be applied
-        let text = report(&state_at(&[("RfpDepth", 5.1)]), Path::new("s.txt"));
+        // RfpDepth at NmpDepthDiv's value: not to be applied
+        let nmp = start("NmpDepthDiv");
+        let text = report(
+            &state_at(&[("RfpDepth", f64::from(nmp) + 0.1)]),
+            Path::new("s.txt"),
+        );
         assert!(
-            text.contains("RfpDepth and NmpDepthDiv would both be 5"),
+            text.contains(&format!("RfpDepth and NmpDepthDiv would both be {nmp}")),
             "{text}"
         );
         assert!(!text.contains("--apply"), "{text}");
@@ -1844,20 +1864,34 @@ Finished match
         let change = |list: &[(&str, i32)]| -> Vec<(String, i32)> {
             list.iter().map(|(n, v)| (n.to_string(), *v)).collect()
         };
-        // RfpMargin and AspWindow trade values; RfpDepth moves; LmrDiv stays
+        // RfpMargin and AspWindow trade values; RfpDepth moves (to a value no constant has);
+        // LmrDiv stays
+        let [rfp, asp, depth, lmr, nmp] = [
+            "RfpMargin",
+            "AspWindow",
+            "RfpDepth",
+            "LmrDiv",
+            "NmpDepthDiv",
+        ]
+        .map(start);
+        let free = (depth + 1..).find(|v| PARAMS.iter().all(|p| p.default != *v));
+        let free = free.expect("a value");
         let changes = change(&[
-            ("RfpMargin", 25),
-            ("AspWindow", 71),
-            ("RfpDepth", 9),
-            ("LmrDiv", 150),
+            ("RfpMargin", asp),
+            ("AspWindow", rfp),
+            ("RfpDepth", free),
+            ("LmrDiv", lmr),
         ]);
         let (new_lib, new_tuning) = apply_values(&lib, &tuning, &changes).expect("applied");
         let entries = tuning_entries(&new_tuning);
         assert_eq!(entries.len(), PARAMS.len());
         let value = |name: &str| entries.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
-        assert_eq!(value("RfpMargin"), Some(25));
-        assert_eq!(value("AspWindow"), Some(71));
-        assert_eq!((value("RfpDepth"), value("LmrDiv")), (Some(9), Some(150)));
+        assert_eq!(value("RfpMargin"), Some(asp));
+        assert_eq!(value("AspWindow"), Some(rfp));
+        assert_eq!(
+            (value("RfpDepth"), value("LmrDiv")),
+            (Some(free), Some(lmr))
+        );
         let mut defaults: Vec<i32> = entries.iter().map(|(_, v)| *v).collect();
         defaults.sort_unstable();
         assert_eq!(
@@ -1869,21 +1903,21 @@ Finished match
         let (back_lib, back_tuning) = apply_values(
             &new_lib,
             &new_tuning,
-            &change(&[("RfpMargin", 71), ("AspWindow", 25), ("RfpDepth", 8)]),
+            &change(&[("RfpMargin", rfp), ("AspWindow", asp), ("RfpDepth", depth)]),
         )
         .expect("applied back");
         assert_eq!((back_lib == lib, back_tuning == tuning), (true, true));
         // a value another constant has is refused, and so is an unknown name
-        let e = apply_values(&lib, &tuning, &change(&[("RfpDepth", 5)])).expect_err("a clash");
+        let e = apply_values(&lib, &tuning, &change(&[("RfpDepth", nmp)])).expect_err("a clash");
         assert!(
-            e.contains("RfpDepth and NmpDepthDiv would both be 5"),
+            e.contains(&format!("RfpDepth and NmpDepthDiv would both be {nmp}")),
             "{e}"
         );
         let e = apply_values(&lib, &tuning, &change(&[("Bogus", 5)])).expect_err("no entry");
         assert!(e.contains("no entry p(\"Bogus\""), "{e}");
-        let e =
-            apply_values("no marks", &tuning, &change(&[("RfpDepth", 9)])).expect_err("not in lib");
-        assert!(e.contains("has no c!(8)"), "{e}");
+        let e = apply_values("no marks", &tuning, &change(&[("RfpDepth", free)]))
+            .expect_err("not in lib");
+        assert!(e.contains(&format!("has no c!({depth})")), "{e}");
     }
 
     #[test]

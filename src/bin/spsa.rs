@@ -1819,9 +1819,8 @@ Finished match
         let text = report(&state_at(&values), Path::new("s.txt"));
         for line in [
             format!(
-                "  RfpMargin: {rfp} -> {}.40 (c!({rfp}) -> c!({}))\n",
-                rfp + 3,
-                rfp + 3
+                "  RfpMargin: {rfp} -> {up}.40 (c!({rfp}) -> c!({up}))\n",
+                up = rfp + 3
             ),
             format!(
                 "  RfpDepth: {depth} -> {}.60 (c!({depth}) unchanged)\n",
@@ -1874,8 +1873,9 @@ Finished match
             "NmpDepthDiv",
         ]
         .map(start);
-        let free = (depth + 1..).find(|v| PARAMS.iter().all(|p| p.default != *v));
-        let free = free.expect("a value");
+        let free = (depth + 1..)
+            .find(|v| PARAMS.iter().all(|p| p.default != *v))
+            .expect("a value no constant has");
         let changes = change(&[
             ("RfpMargin", asp),
             ("AspWindow", rfp),

@@ -12,10 +12,11 @@
 //! first, once per iteration of the node's deepening. "Search at a glance", above `search`,
 //! lists a node's steps.
 //!
-//! Why so terse: the file is held to 17,584 characters of code (non-whitespace outside
+//! Why so terse: the file is held to 18,270 characters of code (non-whitespace outside
 //! comments; `tests/size.rs` counts them). That is the size of 4ku, a C++ engine by kz04px
-//! (CCRL about 3030, the strongest engine of that size), counted the same way: rmax measures
-//! itself against it and is never larger. The comments cost nothing and say what the code
+//! (CCRL about 3030, the strongest engine of that size), counted like for like (4ku's UCI
+//! loop out, this file's FEN reader and writer in): rmax measures itself against it and is
+//! never larger. The comments cost nothing and say what the code
 //! is too dense to say.
 //!
 //! Sections, in reading order: constants, board and FEN, moves, make, evaluation, search.
@@ -815,8 +816,11 @@ pub struct Info {
 pub struct Engine {
     /// The hash table (the interface reads how full it is).
     pub tt: Arc<Vec<Slot>>,
-    /// Nodes of this search, of all the threads that share it (Lazy SMP), added 1024 at a time.
+    /// Nodes of all the threads that share it (Lazy SMP), added 1024 at a time; never reset:
+    /// a search counts from `base`, its value when it began, so that a helper starting late
+    /// wipes no node another thread counted.
     count: Arc<AtomicU64>,
+    base: u64,
     /// Plies added to every iteration: a helper thread's, so that it does not walk in step.
     skew: i32,
     /// Set from outside (or by the limits) to stop the search.
@@ -825,7 +829,8 @@ pub struct Engine {
     pub report: Option<Box<dyn FnMut(&Info) + Send>>,
     lim: Limits,
     start: Option<Instant>,
-    nodes: u64,
+    /// Nodes this thread searched in this search.
+    pub nodes: u64,
     seldepth: usize,
     /// Keys of the game's earlier positions, then of the current search path.
     keys: Vec<u64>,
@@ -891,7 +896,7 @@ impl Engine {
 
     /// Nodes searched so far by all the threads (exact with one).
     fn total(&self) -> u64 {
-        self.count.load(Relaxed) + self.nodes % 1024
+        self.count.load(Relaxed) - self.base + self.nodes % 1024
     }
 
     /// A helper thread's searcher (Lazy SMP): this one's hash table and node count, its own
@@ -918,7 +923,7 @@ impl Engine {
             vec![0; 128],
             vec![Default::default(); 128],
         );
-        self.count.store(0, Relaxed);
+        self.base = self.count.load(Relaxed);
         let (moves, check) = (b.gen(false), b.in_check());
         let mut lines = vec![Info::default(); lim.multipv.clamp(1, moves.len().max(1))];
         'deepen: for d in 1..=lim.depth.max(1) {

@@ -54,6 +54,9 @@ pub struct Searcher {
     notify: Option<Sender<Event>>,
     /// The job away is a perft (`perft`), not a search.
     counting: bool,
+    /// UCI's `debug on`: each search ends with `info string threads N nodes a b ...`, the
+    /// threads that searched and the nodes each searched (the main thread's first).
+    pub debug: bool,
 }
 
 impl Searcher {
@@ -72,6 +75,7 @@ impl Searcher {
             id: 0,
             notify,
             counting: false,
+            debug: false,
         }
     }
 
@@ -125,6 +129,7 @@ impl Searcher {
         let wake = Arc::new(AtomicBool::new(false));
         let woken = wake.clone();
         let smp = self.searching(lim.hard, level.is_some()) > 1;
+        let debug = self.debug;
         self.spawn(stop.clone(), move |engine, helpers| {
             let start = Instant::now();
             let collect = lines.clone();
@@ -142,6 +147,11 @@ impl Searcher {
             } else {
                 engine.think(&board, &keys, lim)
             };
+            // the nodes of each thread that searched: the main one, then the helpers
+            let mut threads = vec![engine.nodes];
+            if smp {
+                threads.extend(helpers.iter().map(|h| h.nodes));
+            }
             if info.depth == 0 && best.is_some() {
                 engine.stop = Arc::default();
                 let depth_1 = Limits {
@@ -152,6 +162,15 @@ impl Searcher {
                 let nodes = info.nodes;
                 (best, info) = engine.think(&board, &keys, depth_1);
                 info.nodes += nodes;
+                threads[0] += engine.nodes;
+            }
+            if debug {
+                let each: Vec<String> = threads.iter().map(u64::to_string).collect();
+                say!(
+                    "info string threads {} nodes {}",
+                    threads.len(),
+                    each.join(" ")
+                );
             }
             engine.report = None; // (it holds `lines`)
             let mut picked = false;

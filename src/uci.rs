@@ -258,7 +258,11 @@ impl Uci {
         match cmd {
             "uci" => identify(),
             "isready" => say!("readyok"),
-            "debug" | "register" => {}
+            "debug" => match args {
+                ["on"] | ["off"] => self.search.debug = args[0] == "on",
+                _ => say!("info string error: debug takes on or off"),
+            },
+            "register" => {}
             "setoption" => self.setoption(args),
             "ucinewgame" => self.new_game(),
             "position" => self.position(args),

@@ -1,9 +1,14 @@
-//! Size budget: `src/lib.rs` may hold at most 17,584 non-whitespace characters of code.
+//! Size budget: `src/lib.rs` may hold at most 18,270 non-whitespace characters of code.
+//!
+//! Why 18,270: rmax is never larger than 4ku, the engine it measures itself against, counted
+//! like for like. 4ku's 4k build is 17,584 characters counted this way; that count keeps its
+//! UCI loop (1,381 characters) and has no FEN reader, while `src/lib.rs` has no protocol and
+//! keeps its FEN reader and writer (about 2,067). So: 17,584 - 1,381 + 2,067 = 18,270.
 //!
 //! Comments (`//`, `///`, `//!` and nested `/* */`) do not count; string, byte-string, raw-string
 //! and char literals count verbatim, so a `//` or `/*` inside a literal is code, not a comment.
 
-const LIMIT: usize = 17_584;
+const LIMIT: usize = 18_270;
 
 /// Non-whitespace characters of Rust source `src` outside comments.
 fn code_chars(src: &str) -> usize {

@@ -547,21 +547,6 @@ pub fn uci_alone() -> Rmax {
     handshake(Rmax::alone(&[]))
 }
 
-/// CPU time (ms) process `pid` has used so far, all its threads (Linux: /proc/PID/stat,
-/// in clock ticks of 10 ms).
-pub fn cpu_ms(pid: u32) -> u64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc");
-    // the fields after the command name, which is in parentheses and may hold spaces
-    let rest = &stat[stat.rfind(')').expect("(comm)") + 2..];
-    let fields: Vec<u64> = rest
-        .split_whitespace()
-        .skip(11) // state ... cmajflt: utime is field 14 of the line, 12 of these
-        .take(2)
-        .map(|f| f.parse().expect("ticks"))
-        .collect();
-    (fields[0] + fields[1]) * 10
-}
-
 /// rmax after `xboard` and `protover 2`; returns the feature line too.
 pub fn xboard() -> (Rmax, String) {
     protover(Rmax::start(&[]))

@@ -233,11 +233,12 @@ impl Board {
         }
         if f[3] != "-" {
             // the target must be on the 6th (3rd) rank: index 5 (2), empty, with the pawn that just
-            // moved in front (e ^ 16: one rank nearer the middle; `side ^ 24 | 1`: an enemy pawn);
-            // not a square name at all: 0, which fails too
+            // moved in front (e ^ 16: one rank nearer the middle; `side ^ 24 | 1`: an enemy pawn)
+            // and its origin empty (e ^ 48: one rank nearer the edge); not a square name at all:
+            // 0, which fails too
             let e = (0..120).find(|&s| square_name(s) == f[3]).unwrap_or(0);
             if e >> 4 != if x.side == 8 { 5 } else { 2 }
-                || x.b[e] > 0
+                || x.b[e] + x.b[e ^ 48] > 0
                 || x.b[e ^ 16] != x.side ^ 24 | 1
             {
                 Err(format!("bad en-passant square '{}'", f[3]))?
@@ -1129,12 +1130,14 @@ impl Engine {
             (depth, qs)
         };
         // Null move: if passing still leaves us at or above beta at reduced depth, cut off. Not
-        // without a piece, type 2..5 (zugzwang is common then; a king's 6 % 6 is 0), and not
-        // when a hash bound has put `eval` below the static evaluation `evals[ply]`: `eval`
-        // must reach beta and not be below `evals[ply]` (else the table says this position
-        // is worse than it looks).
+        // without a piece, type 2..5 (zugzwang is common then; a king's 6 % 6 is 0), not
+        // when a hash bound has put `eval` below the static evaluation `evals[ply]` (`eval`
+        // must reach beta and not be below `evals[ply]`: else the table says this position
+        // is worse than it looks), and not right after a null move (`last & 7`: 0 after a
+        // pass; a second pass would bring back the position two plies up, a repetition draw)
         if prune
             && depth > 2
+            && b.last & 7 > 0
             && eval >= beta.max(self.evals[ply])
             && b.b.iter().any(|&p| p & b.side > 0 && p % 8 % 6 > 1)
         {

@@ -16,10 +16,49 @@
 //! comments; `tests/size.rs` counts them). That is the size of 4ku, a C++ engine by kz04px
 //! (CCRL about 3030, the strongest engine of that size), counted like for like (4ku's UCI
 //! loop out, this file's FEN reader and writer in): rmax measures itself against it and is
-//! never larger. The comments cost nothing and say what the code
-//! is too dense to say.
+//! never larger. The comments cost nothing and say what the code is too dense to say.
 //!
 //! Sections, in reading order: constants, board and FEN, moves, make, evaluation, search.
+//!
+//! ## Words the comments use
+//!
+//! - **Depth, draft, ply**: depth is how many plies (half-moves) a node still searches; a
+//!   hash entry's draft is the depth it was searched to; ply is the distance from the root.
+//! - **Alpha, beta, window; fail-soft**: a node's score matters only between alpha and beta;
+//!   a move scoring beta or more *fails high* (a cutoff: the opponent avoids this line), a
+//!   node whose best stays at or below alpha *fails low*. Fail-soft: the score returned may
+//!   lie outside the window (a bound on the true score, stored with its bound type).
+//! - **PV node**: a node searched with an open window (beta - alpha > 1), on the line the
+//!   search expects; elsewhere a *null window* (beta = alpha + 1) only asks "above or not?".
+//! - **PVS** (principal variation search): the first move gets the full window, the rest a
+//!   null window, searched again in full only when one surprises.
+//! - **LMR** (late-move reductions): late quiet moves are searched shallower first, again at
+//!   full depth if they beat alpha. **LMP** (late-move pruning): past a count of quiet
+//!   moves, the rest are not searched at all.
+//! - **IID, IIR**: internal iterative deepening, a node searching itself at rising depths so
+//!   that each iteration's best move is tried first in the next (micro-Max's way); internal
+//!   iterative reduction, a node the hash table does not know searched a ply shallower.
+//! - **Null move**: the side to move passes; if a reduced search still fails high, the node
+//!   would too (not in check, not with only pawns: zugzwang).
+//! - **Reverse futility**: a node's evaluation so far above beta near the leaves that it
+//!   returns at once. **Razoring**: so far below alpha that only captures are searched.
+//!   **Futility** (in quiescence: **delta pruning**): a move that cannot lift the score to
+//!   alpha even with its capture's value and a margin is skipped.
+//! - **Quiescence; stand pat**: at depth 0 only captures (and queen promotions) are
+//!   searched, until the position is quiet; the side to move may *stand pat*, take the
+//!   static evaluation instead of capturing.
+//! - **Killers, history, continuation history, capture history**: what the search learns
+//!   about quiet moves (and captures) that caused cutoffs, to try such moves earlier.
+//!   **Gravity**: each update moves an entry by a step less its own share, so entries stay
+//!   within a bound and old lessons fade.
+//! - **Correction history**: how far the static evaluation missed the search's result in
+//!   positions with the same pawns (or pieces), added to later evaluations.
+//! - **Aspiration window**: the root searched in a narrow window around the last score,
+//!   widened when the score falls outside.
+//! - **Lazy SMP**: more threads searching the same position at once, sharing only the hash
+//!   table (see `Engine`).
+//! - **`c!(v)`**: a search constant, tunable by SPSA; its name (src/tuning.rs) stands in a
+//!   comment beside it.
 //!
 //! ## The packed layouts, all in one place
 //!
@@ -813,6 +852,14 @@ pub struct Info {
 }
 
 /// The searcher: hash table, limits, counters and what the search learns as it goes.
+///
+/// Threads: this file starts none. The interface (`src/searcher.rs`) makes helpers with
+/// `Engine::helper`, which share this engine's hash table and node count (`count`) and
+/// nothing else, and runs `think` on each on a thread of its own while this one searches on
+/// another. Each has its own `stop` flag: the main engine's is set by its limits or from
+/// outside; the helpers' by the interface when the main search returns. Only the main
+/// engine's move is played; what the helpers add is their hash entries, and their nodes in
+/// the main engine's `Info::nodes`.
 #[derive(Default)]
 pub struct Engine {
     /// The hash table (the interface reads how full it is).
@@ -935,7 +982,7 @@ impl Engine {
                 // three iterations are too short to gain from it: a full window
                 let mut g = line.score;
                 let mut w = if d > 3 {
-                    c!(25) + g * g / c!(16384)
+                    c!(25) /* AspWindow */ + g * g / c!(16384) /* AspWidenDiv */
                 } else {
                     MATE
                 };
@@ -1086,29 +1133,34 @@ impl Engine {
         // internal iterative reduction: a node new to the table starts a ply shallower (from
         // depth 4: shallower nodes are cheap to search in full)
         let depth = depth - (!hit && depth > 3) as i32;
-        let (s, qs) = (ply_adjust(e as i16 as i32, -(ply as i32)), depth < 1); // (mates: from the root)
+        // hs: the hash score (mates: from the root); qs: quiescence
+        let (hs, qs) = (ply_adjust(e as i16 as i32, -(ply as i32)), depth < 1);
 
         // Hash cut: outside PV nodes a deep enough entry cuts if its bound covers the side of the
         // window its score is on. The test ORs into the bound the bit it may lack: 2 (LOWER) if
-        // s <= alpha, 1 (UPPER) if s >= beta; the result is 3 exactly when the entry is EXACT,
+        // hs <= alpha, 1 (UPPER) if hs >= beta; the result is 3 exactly when the entry is EXACT,
         // an UPPER bound at or below alpha (a fail low), or a LOWER bound at or above beta (a
         // fail high). An UPPER bound above alpha, or a LOWER one below beta, stays short of 3.
-        if hit && !pv && draft >= depth && bound | (s <= alpha) as u64 * 2 | (s >= beta) as u64 == 3
+        if hit
+            && !pv
+            && draft >= depth
+            && bound | (hs <= alpha) as u64 * 2 | (hs >= beta) as u64 == 3
         {
-            return s;
+            return hs;
         }
-        let (key, v) = &mut self.eval_cache[b.key as usize & 65535];
+        // the evaluation cache's slot: key, static evaluation
+        let (key, se) = &mut self.eval_cache[b.key as usize & 65535];
         if *key != b.key {
-            (*key, *v) = (b.key, b.eval()); // not known yet: the evaluation costs more than a probe
+            (*key, *se) = (b.key, b.eval()); // not known yet: the evaluation costs more than a probe
         }
         // the correction history's slots: in the pawns', White's others', Black's others' tables
         let cs = [0, 1, 2].map(|j| (b.pk[j] ^ b.side as u64) as usize & 65535 | j << 16);
-        let mut eval = *v + cs.iter().map(|&i| self.corr[i]).sum::<i32>() / 256;
+        let mut eval = *se + cs.iter().map(|&i| self.corr[i]).sum::<i32>() / 256;
         // improving: better than two plies ago, when this side was last to move
         let improving = (ply > 1 && eval > self.evals[ply - 2]) as i32;
         self.evals[ply] = eval;
-        if hit && bound & if s > eval { 2 } else { 1 } > 0 {
-            eval = s; // LOWER above eval, UPPER below it: the hash score is truer
+        if hit && bound & if hs > eval { 2 } else { 1 } > 0 {
+            eval = hs; // LOWER above eval, UPPER below it: the hash score is truer
         }
         if qs && eval >= beta {
             return eval; // stand pat: the side to move need not capture
@@ -1117,6 +1169,7 @@ impl Engine {
         // still turn it into quiescence: prune stays true there, which only lets late-move
         // pruning see the quiet moves of a captures-only list, e.p. captures: harmless)
         let prune = !pv && !check && !qs;
+        // (RfpDepth, RfpMargin)
         if prune && depth < c!(8) && eval - c!(71) * (depth - improving) >= beta {
             return eval; // reverse futility: too far above beta for a shallow search to matter
         }
@@ -1124,7 +1177,11 @@ impl Engine {
         // when alpha is a winning mate score: quiescence cannot find the mate that would reach it;
         // 9999 is far above any evaluation and far below any mate, MATE - 999 and up)
         // (below depth 8, as reverse futility is; that depth alone is tuned, RfpDepth)
-        let (depth, qs) = if prune && depth < 8 && alpha < 9999 && eval + c!(238) * depth < alpha {
+        let (depth, qs) = if prune
+            && depth < 8
+            && alpha < 9999
+            && eval + c!(238) /* RazorMargin */ * depth < alpha
+        {
             (0, true)
         } else {
             (depth, qs)
@@ -1143,6 +1200,7 @@ impl Engine {
         {
             // (from depth 3: shallower nodes lose little by searching the moves instead)
             // R: deeper, or far above beta (by at most 3 plies), more
+            // (NmpBase, NmpDepthDiv, NmpEvalDiv)
             let r = c!(4) + depth / c!(5) + ((eval - beta) / c!(196)).min(3);
             // (the child is not in check: passing is tried only when not in check)
             let s = -self.search(&b.null(), -beta, 1 - beta, depth - r, ply + 1, false);
@@ -1166,8 +1224,8 @@ impl Engine {
             order.clear();
             order.extend(moves.iter().map(|m| {
                 // the mover's code, the victim's type
-                let (p, v) = (b.b[m.from] as usize, b.b[m.to] as usize & 7);
-                match v + m.promo as usize {
+                let (p, victim) = (b.b[m.from] as usize, b.b[m.to] as usize & 7);
+                match victim + m.promo as usize {
                     // 0: a quiet move (no victim, no promotion; e.p. too: its target is empty)
                     0 if self.killers[ply].contains(m) => 1 << 19,
                     0 => self.history[p][m.to] + self.cont[pc + p % 8][m.to],
@@ -1181,7 +1239,8 @@ impl Engine {
                     // than most gaps between victims: where it disagrees strongly with the
                     // base, it wins (a pawn taking a pawn can come before a rook taking a rook)
                     _ => {
-                        (1 << 20) + 2 * (WORTH[v] + WORTH[m.promo as usize]) - p as i32 % 8 * 16
+                        (1 << 20) + 2 * (WORTH[victim] + WORTH[m.promo as usize])
+                            - p as i32 % 8 * 16
                             + self.history[p][m.to ^ 8]
                     }
                 }
@@ -1217,7 +1276,8 @@ impl Engine {
                     // (1 + d * d) >> (1 - improving) quiet moves searched that gave no check
                     // (`quiets`; half as many when not improving), the rest (quiet too) will
                     // not cut.
-                    // (futility below depth 8, reverse futility's default; only RfpDepth is tuned)
+                    // (futility below depth 8, reverse futility's default; only RfpDepth is tuned;
+                    // the margin: FutilityBase + FutilityPerDepth * d)
                     let futile = (qs || prune && tried > 0 && d < 8)
                         && eval + c!(50) + c!(100) * d + gain <= a;
                     if prune && quiet && quiets > (1 + d * d) >> 1 - improving {
@@ -1235,7 +1295,7 @@ impl Engine {
                     // surprise is searched again
                     // (from depth 3, and the first two moves never: the likeliest to be best;
                     // a ply less per 256 of history, at most two with the defaults: the history's
-                    // bound is 512)
+                    // bound is 512; the divisors: LmrDivPv, LmrDiv, LmrHistoryDiv)
                     let r = if d > 2 && tried > 1 && quiet {
                         (((d as f32).ln() * (tried as f32).ln() * 100.) as i32
                             / if pv { c!(200) } else { c!(150) } // (hundredths of a ply)
@@ -1278,12 +1338,12 @@ impl Engine {
                         // none of them cut off; MultiPV skips the root's best moves, so with
                         // more lines these go down at root cutoffs; this matters only with MultiPV
                         // above 1, in analysis).
-                        // Gravity: a step of v, less the entry's own v / 512 part, keeps the
+                        // Gravity: a step, less the entry's own step / 512 part, keeps the
                         // entry within +-512, the nearer the bound the
-                        // smaller the step; v = d * d, at most 512 (a larger step overshoots
+                        // smaller the step; step = d * d, at most 512 (a larger one overshoots
                         // the bound: in 30-ply searches the entries swung until they overflowed;
                         // in quiescence d = 0: the histories learn nothing there, killers do)
-                        let v = (d * d).min(c!(512));
+                        let step = (d * d).min(c!(512) /* HistoryMax */);
                         for q in &moves[..=i] {
                             if b.safe(*q, check) {
                                 // a capture's history is at to ^ 8, the off-board half of the
@@ -1296,8 +1356,10 @@ impl Engine {
                                     &mut [&mut self.cont[pc + p % 8][t], &mut self.history[p][t]]
                                         [(t != q.to) as usize..]
                                 {
-                                    // (the step, +v or -v; less the gravity, **h * v / 512)
-                                    **h += if *q == m { v } else { -v } - **h * v / c!(512);
+                                    // (+step or -step; less the gravity, **h * step / 512;
+                                    // HistoryMax)
+                                    **h +=
+                                        if *q == m { step } else { -step } - **h * step / c!(512);
                                 }
                             }
                         }
@@ -1344,9 +1406,10 @@ impl Engine {
                     }
                 {
                     for i in cs {
-                        let c = &mut self.corr[i];
-                        *c +=
-                            ((best - st).clamp(-80, 80) * 256 - *c) * (d * d + 4).min(c!(64)) / 512;
+                        let x = &mut self.corr[i]; // (the entry)
+                        *x += ((best - st).clamp(-80, 80) * 256 - *x)
+                            * (d * d + 4).min(c!(64) /* CorrWeightMax */)
+                            / 512;
                     }
                 }
                 // a search (draft d > 0) replaces the entry; a quiescence store (d = 0) only an

@@ -55,8 +55,16 @@
 //!   positions with the same pawns (or pieces), added to later evaluations.
 //! - **Aspiration window**: the root searched in a narrow window around the last score,
 //!   widened when the score falls outside.
-//! - **Lazy SMP**: more threads searching the same position at once, sharing only the hash
-//!   table (see `Engine`).
+//! - **Lazy SMP** (symmetric multiprocessing, lazily): more threads searching the same
+//!   position at once, sharing the hash table and the node count and nothing else (see `Engine`).
+//! - **Negamax**: one function for both sides, each child's score negated (what is good for
+//!   the opponent is bad for us). **Pseudo-legal**: a move by the piece's rules that may still
+//!   leave the own king in check. **Perft**: counting the legal move paths to a depth.
+//! - **MVV/LVA**: most valuable victim, least valuable attacker: captures ordered by what they
+//!   take, then by what takes. **Zobrist key**: a position's hash, the xor of one key per
+//!   (piece, square) and per right. **Tapered**: the evaluation's middle-game and end-game
+//!   values blended by the material left (PeSTO's tables, a public set of such values).
+//! - **SPSA**: a tuner that nudges all the constants at once by the results of games.
 //! - **`c!(v)`**: a search constant, tunable by SPSA; its name (src/tuning.rs) stands in a
 //!   comment beside it.
 //!
@@ -138,7 +146,7 @@ pub const LETTERS: &str = ".........PNBRQK..pnbrqk";
 
 /// Zobrist key of item `i` (see the card at the top). A multiply-xorshift hash stands in for a
 /// random table: any mix that spreads every item's bits over the key will do (these shifts
-/// are not splitmix's; what matters is that the items used, about 800 numbered up to 2,943,
+/// are not splitmix's; what matters is that the items used, about 800 numbered up to 2,935,
 /// get distinct, well-mixed keys).
 fn z(i: usize) -> u64 {
     let x = (i as u64 + 1).wrapping_mul(0x9E3779B97F4A7C15);
@@ -301,7 +309,8 @@ impl Board {
 
     /// The position as FEN.
     pub fn fen(&self) -> String {
-        // a8..h8, '/', a7.. (square i ^ 0x70 for i = 0..128; file 8 of each row gives the '/')
+        // a8..h8, '/', a7.. (square i ^ 0x70 for i = 0..120, the last row's '/' left out; file 8
+        // of each row gives the '/')
         let mut s: String = (0..120)
             .filter(|i| i & 15 < 9) // files 0..8: a..h, then the '/'
             .map(|i| match i & 8 {
@@ -856,8 +865,8 @@ pub struct Info {
 /// Threads: this file starts none. The interface (`src/searcher.rs`) makes helpers with
 /// `Engine::helper`, which share this engine's hash table and node count (`count`) and
 /// nothing else, and runs `think` on each on a thread of its own while this one searches on
-/// another. Each has its own `stop` flag: the main engine's is set by its limits or from
-/// outside; the helpers' by the interface when the main search returns. Only the main
+/// another. The main engine's `stop` flag is set by its limits or from outside; the helpers
+/// share one of their own, set by the interface when the main search returns. Only the main
 /// engine's move is played; what the helpers add is their hash entries, and their nodes in
 /// the main engine's `Info::nodes`.
 #[derive(Default)]
@@ -913,7 +922,7 @@ pub struct Engine {
     corr: Vec<i32>,
 }
 
-/// Mate scores (within 999 of `MATE`) are stored as distance from the node, read back as distance
+/// Mate scores (more than `MATE - 999` from 0) are stored as distance from the node, read back as distance
 /// from the root: `ply` is added on the way in, subtracted on the way out.
 fn ply_adjust(s: i32, ply: i32) -> i32 {
     s + (s.abs() > MATE - 999) as i32 * s.signum() * ply
@@ -933,7 +942,7 @@ impl Engine {
     /// Empties the hash table and gives it `mb` megabytes; forgets the history (a new game).
     pub fn resize(&mut self, mb: usize) {
         // the hash table: 2^16 slots to a MB; the evaluation cache and each correction table
-        // 2^16 entries (1 MB and 0.75 MB): small enough to stay in the cache, and misses cost
+        // 2^16 entries (1 MB; 0.25 MB each): small enough to stay in the cache, and misses cost
         // little (the evaluation is recomputed; a correction shared by two keys is noise)
         self.tt = Arc::new((0..mb << 16).map(|_| Slot::default()).collect());
         self.eval_cache = vec![(0, 0); 1 << 16];
@@ -1006,7 +1015,7 @@ impl Engine {
                         line.score = s; // (no legal move: mate or stalemate)
                         break;
                     }
-                    (g, w) = (s, w * 2);
+                    (g, w) = (s, w * 2); // centred on the new score, twice as wide
                 }
                 self.skip.extend(line.pv.first());
             }
@@ -1057,8 +1066,8 @@ impl Engine {
     /// Then in each iteration `d` of the node's deepening (from one past the hash entry's
     /// draft but at most two plies below `depth`, or 1; quiescence: once, at 0):
     /// 7. The best move so far goes first. Pass 2: the moves best first, each tested for
-    ///    legality, skipped by futility (delta pruning in quiescence) or cut by late-move
-    ///    pruning, then searched (PVS, late-move reductions, re-searches). A cutoff teaches the
+    ///    legality, cut by late-move pruning or skipped by futility (delta pruning in
+    ///    quiescence), then searched (PVS, late-move reductions, re-searches). A cutoff teaches the
     ///    histories and the killers, and ends the iteration.
     /// 8. No legal move: mate or stalemate (not in quiescence).
     /// 9. The last iteration only: the correction history learns how far the static
@@ -1169,14 +1178,14 @@ impl Engine {
         // still turn it into quiescence: prune stays true there, which only lets late-move
         // pruning see the quiet moves of a captures-only list, e.p. captures: harmless)
         let prune = !pv && !check && !qs;
-        // (RfpDepth, RfpMargin)
+        // (RfpDepth, RfpMargin; the margin a ply smaller when improving: the evaluation rises)
         if prune && depth < c!(8) && eval - c!(71) * (depth - improving) >= beta {
             return eval; // reverse futility: too far above beta for a shallow search to matter
         }
         // razoring: far below alpha near the leaves, only captures may save it: quiescence (not
         // when alpha is a winning mate score: quiescence cannot find the mate that would reach it;
-        // 9999 is far above any evaluation and far below any mate, MATE - 999 and up)
-        // (below depth 8, as reverse futility is; that depth alone is tuned, RfpDepth)
+        // 9999 is far above any evaluation and far below any mate, above MATE - 999)
+        // (below depth 8, reverse futility's default depth; razoring's 8 is not tuned)
         let (depth, qs) = if prune
             && depth < 8
             && alpha < 9999
@@ -1295,7 +1304,8 @@ impl Engine {
                     // surprise is searched again
                     // (from depth 3, and the first two moves never: the likeliest to be best;
                     // a ply less per 256 of history, at most two with the defaults: the history's
-                    // bound is 512; the divisors: LmrDivPv, LmrDiv, LmrHistoryDiv)
+                    // bound is 512; the divisors: LmrDivPv, LmrDiv, LmrHistoryDiv; a ply more
+                    // off the PV, a ply less when improving or when the move gives check)
                     let r = if d > 2 && tried > 1 && quiet {
                         (((d as f32).ln() * (tried as f32).ln() * 100.) as i32
                             / if pv { c!(200) } else { c!(150) } // (hundredths of a ply)
@@ -1342,7 +1352,7 @@ impl Engine {
                         // entry within +-512, the nearer the bound the
                         // smaller the step; step = d * d, at most 512 (a larger one overshoots
                         // the bound: in 30-ply searches the entries swung until they overflowed;
-                        // in quiescence d = 0: the histories learn nothing there, killers do)
+                        // in quiescence d = 0: the histories learn nothing there, and killers only quiet moves)
                         let step = (d * d).min(c!(512) /* HistoryMax */);
                         for q in &moves[..=i] {
                             if b.safe(*q, check) {

@@ -1373,9 +1373,9 @@ impl Engine {
                                 }
                             }
                         }
-                        let k = &mut self.killers[ply];
-                        if quiet && k[0] != m {
-                            *k = [m, k[0]]; // the newest first
+                        let kill = &mut self.killers[ply];
+                        if quiet && kill[0] != m {
+                            *kill = [m, kill[0]]; // the newest first
                         }
                         break;
                     }
@@ -1424,16 +1424,16 @@ impl Engine {
                 }
                 // a search (draft d > 0) replaces the entry; a quiescence store (d = 0) only an
                 // entry of draft 0, so that it cannot evict a search's
-                let [k, x] = &self.tt[slot];
-                if d > 0 || x.load(Relaxed) >> 16 & 255 < 1 {
+                let [key, data] = &self.tt[slot];
+                if d > 0 || data.load(Relaxed) >> 16 & 255 < 1 {
                     // score (mates: from this node), draft, bound (LOWER if best > alpha, UPPER if
                     // best < beta: both, EXACT), move
                     let new = ply_adjust(best, ply as i32) as u16 as u64
                         | (d as u64) << 16
                         | ((best > alpha) as u64 * 2 + (best < beta) as u64) << 24
                         | best_move << 32;
-                    k.store(b.key ^ new, Relaxed);
-                    x.store(new, Relaxed);
+                    key.store(b.key ^ new, Relaxed);
+                    data.store(new, Relaxed);
                 }
             }
         }

@@ -257,6 +257,20 @@ impl Rmax {
         }
     }
 
+    /// The exit status if the process has ended, without waiting.
+    pub fn exited(&mut self) -> Option<ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// What has come on standard error so far (consumed), without waiting.
+    pub fn stderr_now(&mut self) -> String {
+        let mut err = vec![];
+        while let Ok(bytes) = self.err.try_recv() {
+            err.extend(bytes);
+        }
+        String::from_utf8_lossy(&err).into_owned()
+    }
+
     /// Closes standard input (end of input, Ctrl-D).
     pub fn close(&mut self) {
         self.stdin = None;

@@ -1,57 +1,52 @@
-//! `review`: a game looked over after it was played, as analysis sites do it: each move with
-//! the score before and after it, the inaccuracies, mistakes and blunders marked (`?!`, `?`,
-//! `??`) with the better move and its line, a summary per side, and the game written back as
-//! PGN with all that in comments. `rmax review FILE` does every game of a PGN file; the
-//! terminal's `review` the game on the board. It reuses the engine's search, game.rs's SAN and
-//! PGN, and nothing else.
-//!
-//! How a move is scored. Every position of the game is searched once, first to last, with a
-//! budget per position (`--time` seconds, default 0.5; or `--nodes`, which gives the same
-//! review on every machine: one thread, one hash table carried from position to position).
-//! A move's score *before* is the search's score of the position it was played in: the best
-//! move's, from the mover's side. *After* is the score of the position it led to, turned to
-//! the mover's side. The loss is before minus after, at least 0, with each score held within
-//! +-1000 centipawns (a mate counts as 1000, as lichess caps it: one lost mate does not swamp
-//! a side's average). A move the search chose itself loses nothing: its two scores differ by
-//! the noise of two searches alone.
-//!
-//! The marks. A move is marked by how much it lowered the mover's winning chances,
-//! `2 / (1 + exp(-0.00368208 cp)) - 1` (-1 lost, +1 won): `?!` from 0.1, `?` from 0.2, `??`
-//! from 0.3. These are lichess's curve and thresholds (its Advice.scala). Why the winning
-//! chances and not centipawns: 300 cp given away at +10 cost 0.09 (no mark), at 0.00 they
-//! cost 0.5 (a blunder); and lichess fitted the curve to its games' results, so the marks mean
-//! what players know them to mean.
+//! `review`: a game looked over as analysis sites do it, each move scored, the inaccuracies,
+//! mistakes and blunders marked with the better line, for `rmax review FILE` and the
+//! terminal's `review`. README ("Reviewing a game") and USAGE say how it scores.
 
-use crate::game::{line_san, numbered, read_pgn, Game, Note, PgnGame};
+use crate::clock::{plan, Ask};
+use crate::game::{colour, line_san, numbered, read_pgn, Note, PgnGame};
 use crate::input::{int, short};
 use crate::output::{Score, VERSION};
-use crate::searcher::HASH_MB;
-use rmax::{Board, Engine, Limits, Move, MATE};
+use crate::searcher::{think, HASH_MB};
+use rmax::{Board, Engine, Move, MATE};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Seconds a position unless told otherwise: a 40-move game in about 40 s.
+/// Ms a position unless told (a 40-move game in about 40 s), and the most a position may
+/// have: seconds and nodes.
 const DEFAULT_MS: u64 = 500;
-/// The longest time a position may be given (s), and the most nodes.
 const MAX_SECONDS: f64 = 3600.0;
 const MAX_NODES: i64 = 10_000_000_000;
-/// Scores are held within this (cp) before losses are taken; a mate counts as this much.
+/// Scores are held within this (cp) before losses are taken; a mate counts as much (as
+/// lichess caps it: one lost mate does not swamp a side's average).
 const CAP_CP: i32 = 1000;
-/// lichess's slope of the winning chances in centipawns.
+/// lichess's winning chances, `2 / (1 + exp(-slope cp)) - 1`, and its marks by their drop.
 const CHANCES_SLOPE: f64 = 0.003_682_08;
-/// The drops in winning chances (-1..1) from which a move is marked: inaccuracy, mistake,
-/// blunder (lichess's).
 const THRESHOLDS: [(f64, Mark); 3] = [
     (0.3, Mark::Blunder),
     (0.2, Mark::Mistake),
     (0.1, Mark::Inaccuracy),
 ];
-/// Below a review's heading.
-const HOW_TO_READ: &str = "Scores in pawns from White's side; the loss in centipawns from the \
-mover's side.\nMarked by the drop in winning chances (-1 to 1): ?! from 0.1, ? 0.2, ?? 0.3.";
 /// The better line is shown this many plies long.
 const LINE_PLIES: usize = 6;
+
+/// Below each review's heading, and after USAGE.
+const HOW_TO_READ: &str = "Scores in pawns from White's side; the loss in centipawns from the \
+mover's side.\nMarked by the drop in the mover's winning chances (-1 to 1, lichess's scale): \
+?! from 0.1, ? 0.2, ?? 0.3.";
+
+const USAGE: &str = "usage: rmax review FILE [--time S | --nodes N] [--out FILE]
+
+Reviews every game of the PGN file FILE (- reads standard input): each move with its score
+before and after it and its loss, marked ?! (inaccuracy), ? (mistake) or ?? (blunder) with
+the better move and its line; a summary per side. The annotated games go to --out: every tag
+and move kept, each move's score as { [%eval ...] }, a marked move's better line as a
+variation.
+
+  --time S    seconds a position (default 0.5)
+  --nodes N   nodes a position instead: the same review on any machine
+  --out FILE  where the annotated PGN goes (default: FILE's name with -review,
+              game-review.pgn for standard input); written whole or not at all";
 
 /// What the search may spend on each position.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -90,16 +85,15 @@ impl Budget {
         }
     }
 
-    fn limits(self) -> Limits {
+    fn ask(self) -> Ask {
         match self {
-            Budget::Millis(ms) => Limits {
-                soft: ms,
-                hard: ms,
-                ..Limits::default()
+            Budget::Millis(ms) => Ask {
+                movetime: Some(ms as i64),
+                ..Ask::default()
             },
-            Budget::Nodes(nodes) => Limits {
-                nodes,
-                ..Limits::default()
+            Budget::Nodes(n) => Ask {
+                nodes: Some(n as i64),
+                ..Ask::default()
             },
         }
     }
@@ -128,80 +122,59 @@ impl Mark {
             .map(|&(_, mark)| mark)
     }
 
-    pub fn glyph(self) -> &'static str {
-        match self {
-            Mark::Inaccuracy => "?!",
-            Mark::Mistake => "?",
-            Mark::Blunder => "??",
-        }
+    fn glyph(self) -> &'static str {
+        ["?!", "?", "??"][self as usize]
     }
 
     fn name(self) -> &'static str {
-        match self {
-            Mark::Inaccuracy => "Inaccuracy",
-            Mark::Mistake => "Mistake",
-            Mark::Blunder => "Blunder",
-        }
+        ["Inaccuracy", "Mistake", "Blunder"][self as usize]
     }
 }
 
-/// What the search said of one position, from its side to move's view: the score and the
-/// best line (empty when the game is over there).
+/// What the search said of a position, its side to move's view: the score and the best line
+/// (empty where the game is over).
 struct Eval {
     score: i32,
     line: Vec<Move>,
 }
 
-/// One move judged.
-pub struct MoveReview {
-    /// Before minus after, from the mover's view (cp, each held within +-CAP_CP), at least 0.
-    pub loss: i32,
-    pub mark: Option<Mark>,
-    /// The search's line in the position the move was played in, when it starts with
-    /// another move.
-    pub better: Vec<Move>,
+/// One move judged: before minus after (cp, held within CAP_CP, at least 0), the mark, and
+/// the search's line where it starts with another move.
+struct Judged {
+    loss: i32,
+    mark: Option<Mark>,
+    better: Vec<Move>,
 }
 
-/// A game reviewed: its positions' scores and its moves judged.
+/// A game reviewed: its positions, their evals, its moves judged.
 struct Reviewed<'a> {
-    game: &'a Game,
+    record: &'a PgnGame,
     boards: Vec<Board>,
     evals: Vec<Eval>,
-    moves: Vec<MoveReview>,
+    moves: Vec<Judged>,
 }
 
-/// Searches every position of `game` within `budget`, calling `progress(i, n)` before
-/// position i of n.
-fn evaluate(game: &Game, budget: Budget, progress: &mut dyn FnMut(usize, usize)) -> Vec<Eval> {
+/// Searches every position of the game once, first to last (one thread, one table carried
+/// along), calling `progress(i, n)` before position i of n.
+fn evaluate(record: &PgnGame, budget: Budget, progress: &mut dyn FnMut(usize, usize)) -> Vec<Eval> {
     let mut engine = Engine::new(HASH_MB);
-    let boards: Vec<Board> = game.positions().copied().collect();
+    let boards: Vec<&Board> = record.game.positions().collect();
     let keys: Vec<u64> = boards.iter().map(|b| b.key).collect();
-    let drawn_at_end = game.end().is_some_and(|e| e.score() == "1/2-1/2");
+    let drawn_at_end = record.game.end().is_some_and(|e| e.score() == "1/2-1/2");
+    let lim = plan(budget.ask()).lim;
     let mut evals = vec![];
     for (i, board) in boards.iter().enumerate() {
         progress(i, boards.len());
-        let last = i + 1 == boards.len();
-        if board.gen(false).is_empty() || last && drawn_at_end {
+        if board.gen(false).is_empty() || i + 1 == boards.len() && drawn_at_end {
             let mated = board.in_check() && board.gen(false).is_empty();
-            let score = if mated { -MATE } else { 0 };
             evals.push(Eval {
-                score,
+                score: if mated { -MATE } else { 0 },
                 line: vec![],
             });
             continue;
         }
-        // a search that reached its budget set its stop flag: each starts with a new one
-        engine.stop = Arc::default();
-        let (mut best, mut info) = engine.think(board, &keys[..i], budget.limits());
-        if info.depth == 0 {
-            // (a budget too small for depth 1: the move and score of depth 1, as play does)
-            let depth_1 = Limits {
-                depth: 1,
-                ..Limits::default()
-            };
-            engine.stop = Arc::default();
-            (best, info) = engine.think(board, &keys[..i], depth_1);
-        }
+        engine.stop = Arc::default(); // (a search that reached its budget set its flag)
+        let (best, info) = think(&mut engine, board, &keys[..i], lim);
         let line = if info.pv.first() == best.as_ref() {
             info.pv
         } else {
@@ -215,7 +188,7 @@ fn evaluate(game: &Game, budget: Budget, progress: &mut dyn FnMut(usize, usize))
     evals
 }
 
-/// A score held within +-CAP_CP (a mate counts as CAP_CP).
+/// A score held within CAP_CP (a mate counts as CAP_CP).
 fn capped(score: i32) -> i32 {
     match Score::of(score) {
         Score::Cp(cp) => cp.clamp(-CAP_CP, CAP_CP),
@@ -228,50 +201,47 @@ fn chances(cp: i32) -> f64 {
     2.0 / (1.0 + (-CHANCES_SLOPE * f64::from(cp)).exp()) - 1.0
 }
 
-/// Judges the moves of a game from its positions' evals (see the module's doc).
-fn judge(game: &Game, evals: &[Eval]) -> Vec<MoveReview> {
-    game.moves
-        .iter()
-        .enumerate()
-        .map(|(i, &m)| {
-            let before = capped(evals[i].score);
-            let chosen = evals[i].line.first() == Some(&m);
-            let after = if chosen {
-                before
-            } else {
-                capped(-evals[i + 1].score)
-            };
-            let drop = chances(before) - chances(after);
-            MoveReview {
-                loss: (before - after).max(0),
-                mark: Mark::of(drop),
-                better: if chosen {
-                    vec![]
-                } else {
-                    evals[i].line.clone()
-                },
-            }
-        })
-        .collect()
-}
-
+/// Judges each move: before, the best move's score; after, the position's it led to; a move
+/// the search chose itself loses nothing (its two scores differ by two searches' noise).
 fn review<'a>(
-    game: &'a Game,
+    record: &'a PgnGame,
     budget: Budget,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Reviewed<'a> {
-    let evals = evaluate(game, budget, progress);
+    let evals = evaluate(record, budget, progress);
+    let judge = |(i, &m): (usize, &Move)| {
+        let before = capped(evals[i].score);
+        let chosen = evals[i].line.first() == Some(&m);
+        let after = if chosen {
+            before
+        } else {
+            capped(-evals[i + 1].score)
+        };
+        let mark = Mark::of(chances(before) - chances(after));
+        let better = if chosen {
+            vec![]
+        } else {
+            evals[i].line.clone()
+        };
+        Judged {
+            loss: (before - after).max(0),
+            mark,
+            better,
+        }
+    };
+    let moves = record.game.moves.iter().enumerate().map(judge).collect();
+    let boards = record.game.positions().copied().collect();
     Reviewed {
-        game,
-        boards: game.positions().copied().collect(),
-        moves: judge(game, &evals),
+        record,
+        boards,
         evals,
+        moves,
     }
 }
 
 impl Reviewed<'_> {
-    /// Position i's score as people read it: from White's side, in pawns, `#3`, or `mate`
-    /// when the side to move is mated there.
+    /// Position i's score as people read it (White's side, pawns or `#3`), `mate` where
+    /// the side to move is mated.
     fn shown(&self, i: usize) -> String {
         let board = &self.boards[i];
         if board.in_check() && board.gen(false).is_empty() {
@@ -280,31 +250,28 @@ impl Reviewed<'_> {
         Score::white(self.evals[i].score, board.side).pawns()
     }
 
-    /// The better line of move i in SAN, LINE_PLIES long.
+    /// Move i's better line in SAN, LINE_PLIES long.
     fn better(&self, i: usize) -> String {
         let line = &self.moves[i].better;
         line_san(&self.boards[i], &line[..line.len().min(LINE_PLIES)])
     }
 
-    /// The table: a row a move, the better line beside a marked one.
+    /// A row a move, the better line beside a marked one.
     fn table(&self) -> String {
         let mut text = format!(
             "{:<16}{:>7}{:>8}{:>6}  {:<4}  Better\n",
             "Move", "Before", "After", "Loss", "Mark"
         );
-        for (i, (board, judged)) in self.boards.iter().zip(&self.moves).enumerate() {
+        for (i, judged) in self.moves.iter().enumerate() {
             let mark = judged.mark.map_or("", Mark::glyph);
-            let better = match judged.mark {
-                Some(_) => self.better(i),
-                None => String::new(),
+            let better = if judged.mark.is_some() {
+                self.better(i)
+            } else {
+                String::new()
             };
-            let row = format!(
-                "{:<16}{:>7}{:>8}{:>6}  {mark:<4}  {better}",
-                numbered(board, self.game.moves[i]) + mark,
-                self.shown(i),
-                self.shown(i + 1),
-                judged.loss,
-            );
+            let played = numbered(&self.boards[i], self.record.game.moves[i]) + mark;
+            let (before, after, loss) = (self.shown(i), self.shown(i + 1), judged.loss);
+            let row = format!("{played:<16}{before:>7}{after:>8}{loss:>6}  {mark:<4}  {better}");
             text += row.trim_end();
             text.push('\n');
         }
@@ -315,111 +282,103 @@ impl Reviewed<'_> {
     fn summary(&self, names: [&str; 2]) -> String {
         let mut text = String::new();
         for (side, name) in [8u8, 16].into_iter().zip(names) {
-            let moves: Vec<&MoveReview> = self
-                .boards
-                .iter()
-                .zip(&self.moves)
+            let moves: Vec<&Judged> = (self.boards.iter().zip(&self.moves))
                 .filter(|(b, _)| b.side == side)
                 .map(|(_, m)| m)
                 .collect();
-            let count = |mark| moves.iter().filter(|m| m.mark == Some(mark)).count();
-            let average = match moves.len() {
-                0 => 0,
-                n => moves.iter().map(|m| m.loss).sum::<i32>() / n as i32,
+            let average = moves.iter().map(|m| m.loss).sum::<i32>() / moves.len().max(1) as i32;
+            let count = |mark, one: &str, many: &str| {
+                let n = moves.iter().filter(|m| m.mark == Some(mark)).count();
+                format!("{n} {} ({})", if n == 1 { one } else { many }, mark.glyph())
             };
-            let plural = |n: usize, one: &str, many: &str| {
-                format!("{n} {}", if n == 1 { one } else { many })
-            };
+            let (n, s) = (moves.len(), if moves.len() == 1 { "" } else { "s" });
             text += &format!(
-                "{} ({}): {}, average loss {average} cp a move; {} (?!), {} (?), {} (??)\n",
-                if side == 8 { "White" } else { "Black" },
+                "{} ({}): {n} move{s}, average loss {average} cp a move; {}, {}, {}\n",
+                colour(side),
                 short(name),
-                plural(moves.len(), "move", "moves"),
-                plural(count(Mark::Inaccuracy), "inaccuracy", "inaccuracies"),
-                plural(count(Mark::Mistake), "mistake", "mistakes"),
-                plural(count(Mark::Blunder), "blunder", "blunders"),
+                count(Mark::Inaccuracy, "inaccuracy", "inaccuracies"),
+                count(Mark::Mistake, "mistake", "mistakes"),
+                count(Mark::Blunder, "blunder", "blunders"),
             );
         }
         text
     }
 
-    /// The notes of the annotated PGN: every move its score after (`[%eval ...]`, White's
-    /// view in pawns, as lichess writes it), a marked move its mark, what it lost, and the
-    /// better line as a variation.
+    /// The PGN notes: every move its score after (`[%eval ...]`, White's view, as lichess
+    /// writes it); a marked one its mark, its loss and the better line as a variation.
     fn notes(&self) -> Vec<Note> {
-        (0..self.moves.len())
-            .map(|i| {
-                let judged = &self.moves[i];
-                let after = &self.boards[i + 1];
-                let eval = match self.shown(i + 1) {
-                    mate if mate == "mate" => return Note::default(),
-                    shown => shown.trim_start_matches('+').to_string(),
+        let note = |i: usize| {
+            let eval = match self.shown(i + 1) {
+                mate if mate == "mate" => return Note::default(),
+                shown => format!("{{ [%eval {}]", shown.trim_start_matches('+')),
+            };
+            let judged = &self.moves[i];
+            let Some(mark) = judged.mark else {
+                return Note {
+                    suffix: String::new(),
+                    after: vec![eval + " }"],
                 };
-                let Some(mark) = judged.mark else {
-                    return Note {
-                        suffix: String::new(),
-                        after: vec![format!("{{ [%eval {eval}] }}")],
-                    };
-                };
-                let best = numbered(&self.boards[i], judged.better[0]);
-                let mut units = vec![format!("{{ [%eval {eval}]"), format!("{}:", mark.name())];
-                let said = format!(
-                    "loses {:.2} (from {} to {}); {best} was best. }}",
-                    f64::from(judged.loss) / 100.0,
-                    self.shown(i),
-                    Score::white(self.evals[i + 1].score, after.side).pawns()
-                );
-                units.extend(said.split(' ').map(str::to_string));
-                units.push("(".into());
-                units.extend(self.better(i).split(' ').map(str::to_string));
-                units.push(")".into());
-                Note {
-                    suffix: mark.glyph().to_string(),
-                    after: units,
-                }
-            })
-            .collect()
+            };
+            let best = numbered(&self.boards[i], judged.better[0]);
+            let after = Score::white(self.evals[i + 1].score, self.boards[i + 1].side).pawns();
+            let loss = f64::from(judged.loss) / 100.0;
+            let said = format!(
+                "{}: loses {loss:.2} (from {} to {after}); {best} was best. }} (",
+                mark.name(),
+                self.shown(i)
+            );
+            let better = self.better(i);
+            let words = said.split(' ').chain(better.split(' ')).chain([")"]);
+            let after = std::iter::once(eval)
+                .chain(words.map(str::to_string))
+                .collect();
+            Note {
+                suffix: mark.glyph().to_string(),
+                after,
+            }
+        };
+        (0..self.moves.len()).map(note).collect()
     }
-}
 
-/// A game's heading, table and summary, then its annotated PGN: the input's tags (and an
-/// Annotator tag when it had none), its moves, the notes, its result.
-fn report(
-    reviewed: &Reviewed,
-    tags: &[(String, String)],
-    result: &str,
-    budget: Budget,
-) -> (String, String) {
-    let tag = |name: &str| {
-        tags.iter()
-            .find(|(k, _)| k == name)
-            .map_or("?", |(_, v)| v.as_str())
-    };
-    let names = [tag("White"), tag("Black")];
-    let text = format!(
-        "{} - {}, {result}: {} plies reviewed, {}.\n{HOW_TO_READ}\n\n{}\n{}",
-        short(names[0]),
-        short(names[1]),
-        reviewed.game.moves.len(),
-        budget.describe(),
-        reviewed.table(),
-        reviewed.summary(names),
-    );
-    let mut tags = tags.to_vec();
-    if !tags.iter().any(|(k, _)| k == "Annotator") {
-        tags.push((
-            "Annotator".into(),
-            format!("rmax {VERSION} review, {}", budget.describe()),
-        ));
+    /// The heading, table and summary; and the annotated PGN (an Annotator tag added when the
+    /// game had none).
+    fn report(&self, budget: Budget) -> (String, String) {
+        let record = self.record;
+        let names = [
+            record.tag("White").unwrap_or("?"),
+            record.tag("Black").unwrap_or("?"),
+        ];
+        let text = format!(
+            "{} - {}, {}: {} plies reviewed, {}.\n{HOW_TO_READ}\n\n{}\n{}",
+            short(names[0]),
+            short(names[1]),
+            record.result,
+            record.game.moves.len(),
+            budget.describe(),
+            self.table(),
+            self.summary(names),
+        );
+        let mut tags = record.tags.clone();
+        if record.tag("Annotator").is_none() {
+            tags.push((
+                "Annotator".into(),
+                format!("rmax {VERSION} review, {}", budget.describe()),
+            ));
+        }
+        let game = record.game.clone();
+        let annotated = PgnGame {
+            tags,
+            game,
+            result: record.result.clone(),
+        };
+        (text, annotated.pgn(&self.notes()))
     }
-    let pgn = reviewed.game.pgn_with(&tags, &reviewed.notes(), result);
-    (text, pgn)
 }
 
 /// Shows how far a review is: on a terminal a line rewritten in place, else a line a game.
 struct Progress {
     live: bool,
-    /// Standard error (the command line: standard output is the review) or output.
+    /// Standard error (the command line: standard output is the review), or output.
     to_stderr: bool,
     label: String,
     budget: Budget,
@@ -427,28 +386,32 @@ struct Progress {
 
 impl Progress {
     fn show(&self, i: usize, n: usize) {
-        let text = if self.live {
-            let left = match self.budget {
-                Budget::Millis(ms) => format!(", about {} s left", (n - i) as u64 * ms / 1000),
-                Budget::Nodes(_) => String::new(),
-            };
-            format!("\r\x1b[K{}: position {} of {n}{left}", self.label, i + 1)
-        } else if i == 0 {
-            format!(
+        let left = match self.budget {
+            Budget::Millis(ms) => format!(", about {} s left", (n - i) as u64 * ms / 1000),
+            Budget::Nodes(_) => String::new(),
+        };
+        match (self.live, i) {
+            (true, _) => self.print(&format!(
+                "\r\x1b[K{}: position {} of {n}{left}",
+                self.label,
+                i + 1
+            )),
+            (false, 0) => self.print(&format!(
                 "{}: {n} positions, {}\n",
                 self.label,
                 self.budget.describe()
-            )
-        } else {
-            return;
-        };
-        self.print(&text);
+            )),
+            (false, _) => {}
+        }
     }
 
-    fn done(&self) {
+    /// Reviews `record` with this progress: the text and the annotated PGN.
+    fn review(&self, record: &PgnGame) -> (String, String) {
+        let reviewed = review(record, self.budget, &mut |i, n| self.show(i, n));
         if self.live {
             self.print("\r\x1b[K");
         }
+        reviewed.report(self.budget)
     }
 
     fn print(&self, text: &str) {
@@ -456,51 +419,24 @@ impl Progress {
             let _ = write!(std::io::stderr(), "{text}");
         } else {
             let mut out = std::io::stdout().lock();
-            let _ = write!(out, "{text}");
-            let _ = out.flush();
+            let _ = write!(out, "{text}").and_then(|()| out.flush());
         }
     }
 }
 
-/// The terminal's `review`: the game on the board (its tags and result as `pgn` gives them),
-/// with a progress line on standard output (rewritten in place when `live`). The text: the
-/// table, the summary, the annotated PGN.
-pub fn review_game(
-    game: &Game,
-    tags: &[(String, String)],
-    result: &str,
-    budget: Budget,
-    live: bool,
-) -> String {
-    let progress = Progress {
+/// The terminal's `review` of the game so far: the table, the summary, the annotated PGN,
+/// with a progress line on standard output (rewritten in place when `live`).
+pub fn review_game(record: &PgnGame, budget: Budget, live: bool) -> String {
+    let label = "Reviewing the game".into();
+    let (text, pgn) = Progress {
         live,
         to_stderr: false,
-        label: "Reviewing the game".into(),
+        label,
         budget,
-    };
-    let reviewed = review(game, budget, &mut |i, n| progress.show(i, n));
-    progress.done();
-    let (text, pgn) = report(&reviewed, tags, result, budget);
+    }
+    .review(record);
     format!("{text}\nThe game annotated:\n\n{pgn}")
 }
-
-// ---------------------------------------------------------------------------------------
-// The command line: rmax review FILE [--time S | --nodes N] [--out FILE]
-// ---------------------------------------------------------------------------------------
-
-const USAGE: &str = "usage: rmax review FILE [--time S | --nodes N] [--out FILE]
-
-Reviews every game of the PGN file FILE (- reads standard input): each move with the score
-before and after it (pawns, White's side), the loss (centipawns, the mover's side), marked
-?! (inaccuracy), ? (mistake) or ?? (blunder) by the drop in the mover's winning chances
-(0.1, 0.2, 0.3 on lichess's scale of -1 to 1), the better move and its line; a summary per
-side. The annotated games go to --out: every tag and move kept, each move's score as
-{ [%eval ...] }, a marked move's better line as a variation.
-
-  --time S    seconds a position (default 0.5)
-  --nodes N   nodes a position instead: the same review on any machine
-  --out FILE  where the annotated PGN goes (default: FILE's name with -review,
-              game-review.pgn for standard input); written whole or not at all";
 
 /// The command line of `rmax review`.
 struct Options {
@@ -515,29 +451,24 @@ impl Options {
         let (mut input, mut budget, mut out) = (None, None, None);
         let mut words = args.iter().copied();
         while let Some(word) = words.next() {
-            if matches!(word, "-h" | "--help") {
-                return Ok(None);
-            }
             let value = match word {
+                "-h" | "--help" => return Ok(None),
                 "--time" | "--nodes" | "--out" => words
                     .next()
-                    .ok_or_else(|| format!("review: {word} needs a value"))?,
+                    .ok_or(format!("review: {word} needs a value"))?,
                 _ if word.starts_with("--") => {
                     return Err(format!("review: unknown option '{}'", short(word)))
                 }
                 _ => word,
             };
             let twice = match word {
-                "--time" | "--nodes" => budget.is_some(),
-                "--out" => out.is_some(),
-                _ => input.is_some(),
+                "--time" | "--nodes" => {
+                    budget.is_some().then_some("one budget (--time or --nodes)")
+                }
+                "--out" => out.is_some().then_some("one --out"),
+                _ => input.is_some().then_some("one PGN file"),
             };
-            if twice {
-                let what = match word {
-                    "--time" | "--nodes" => "one budget (--time or --nodes)",
-                    "--out" => "one --out",
-                    _ => "one PGN file",
-                };
+            if let Some(what) = twice {
                 return Err(format!("review takes {what}, not '{}' too", short(value)));
             }
             match word {
@@ -552,9 +483,7 @@ impl Options {
                 _ => input = Some(value.to_string()),
             }
         }
-        let Some(input) = input else {
-            return Err("review needs a PGN file: rmax review game.pgn".into());
-        };
+        let input = input.ok_or("review needs a PGN file: rmax review game.pgn")?;
         let out = out.unwrap_or_else(|| default_out(&input));
         Ok(Some(Options {
             input,
@@ -576,7 +505,9 @@ fn default_out(input: &str) -> PathBuf {
     path.with_file_name(format!("{stem}-review.pgn"))
 }
 
-/// `rmax review ...`; an error goes to standard error, with exit code 2.
+/// `rmax review ...`: every game read and checked first (a bad one: an error, nothing
+/// written), then reviewed one by one (table and summary on standard output, progress on
+/// standard error), and the annotated games written at once. An error: exit code 2.
 pub fn run(args: &[&str]) {
     if let Err(e) = try_run(args) {
         let _ = writeln!(std::io::stderr(), "rmax: {e}");
@@ -584,22 +515,19 @@ pub fn run(args: &[&str]) {
     }
 }
 
-/// Reads and checks every game first (a bad one: an error, nothing written), then reviews
-/// them one by one (table and summary on standard output, progress on standard error) and
-/// writes the annotated games to the output file at once.
 fn try_run(args: &[&str]) -> Result<(), String> {
-    let options = Options::parse(args).map_err(|e| format!("{e} (see rmax review --help)"))?;
-    let Some(options) = options else {
-        say!("{USAGE}");
+    let Some(options) =
+        Options::parse(args).map_err(|e| format!("{e} (see rmax review --help)"))?
+    else {
+        say!("{USAGE}\n\n{HOW_TO_READ}");
         return Ok(());
     };
     let name = short(&options.input);
-    let text = if options.input == "-" {
-        std::io::read_to_string(std::io::stdin())
-    } else {
-        std::fs::read_to_string(&options.input)
-    }
-    .map_err(|e| format!("review: cannot read '{name}': {e}"))?;
+    let text = match options.input.as_str() {
+        "-" => std::io::read_to_string(std::io::stdin()),
+        path => std::fs::read_to_string(path),
+    };
+    let text = text.map_err(|e| format!("review: cannot read '{name}': {e}"))?;
     let games = read_pgn(&text, true).map_err(|e| format!("review: {name}: {e}"))?;
     if same_file(Path::new(&options.input), &options.out) {
         return Err(format!(
@@ -607,35 +535,26 @@ fn try_run(args: &[&str]) -> Result<(), String> {
         ));
     }
     let mut annotated = vec![];
-    for (n, pgn_game) in games.iter().enumerate() {
+    for (n, record) in games.iter().enumerate() {
         let label = format!("review: game {} of {}", n + 1, games.len());
-        annotated.push(review_one(pgn_game, &label, options.budget));
+        let progress = Progress {
+            live: std::io::stderr().is_terminal(),
+            to_stderr: true,
+            label,
+            budget: options.budget,
+        };
+        let (text, pgn) = progress.review(record);
+        say!("Game {} of {}\n{text}", n + 1, games.len());
+        annotated.push(pgn);
     }
     let out = options.out.display().to_string();
     write_whole(&options.out, &(annotated.join("\n\n") + "\n"))
         .map_err(|e| format!("review: cannot write '{}': {e}", short(&out)))?;
-    let games = if games.len() == 1 { "game" } else { "games" };
-    say!("The annotated {games}: {out}");
-    Ok(())
-}
-
-/// Reviews one game of a file: its report on standard output; its annotated PGN returned.
-fn review_one(pgn_game: &PgnGame, label: &str, budget: Budget) -> String {
-    let progress = Progress {
-        live: std::io::stderr().is_terminal(),
-        to_stderr: true,
-        label: label.to_string(),
-        budget,
-    };
-    let reviewed = review(&pgn_game.game, budget, &mut |i, n| progress.show(i, n));
-    progress.done();
-    let result = pgn_game.result.as_deref().unwrap_or("*");
-    let (text, pgn) = report(&reviewed, &pgn_game.tags, result, budget);
     say!(
-        "{}\n{text}",
-        label.trim_start_matches("review: ").replacen('g', "G", 1)
+        "The annotated {}: {out}",
+        if games.len() == 1 { "game" } else { "games" }
     );
-    pgn
+    Ok(())
 }
 
 /// Are `a` and `b` the same file (both there, one file)?
@@ -646,8 +565,8 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Writes `text` to `path` whole or not at all: into a file beside it, then renamed over it,
-/// so that a reader never sees half a file and an error leaves nothing behind.
+/// Writes `text` to `path` whole or not at all: into a file beside it, renamed over it, so
+/// that no reader sees half a file and an error leaves nothing behind.
 fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
     let name = path
         .file_name()
@@ -665,39 +584,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_marks_follow_the_drop_in_winning_chances() {
+    fn marks_follow_the_drop_in_winning_chances_and_scores_are_capped() {
         assert_eq!(Mark::of(0.05), None);
         assert_eq!(Mark::of(0.1), Some(Mark::Inaccuracy));
         assert_eq!(Mark::of(0.25), Some(Mark::Mistake));
         assert_eq!(Mark::of(0.9), Some(Mark::Blunder));
         // the same centipawns weigh more near equality than in a won game
-        let near = chances(0) - chances(-300);
-        let won = chances(1000) - chances(700);
+        let (near, won) = (chances(0) - chances(-300), chances(1000) - chances(700));
         assert!(near > 0.3 && won < 0.1, "{near} {won}");
-        assert!((chances(0)).abs() < 1e-9 && chances(CAP_CP) < 1.0);
+        assert!(chances(0).abs() < 1e-9 && chances(CAP_CP) < 1.0);
+        let capped = [MATE - 3, -MATE, 5000 - MATE, -1500, 35].map(capped);
+        assert_eq!(capped, [CAP_CP, -CAP_CP, -CAP_CP, -CAP_CP, 35]);
     }
 
     #[test]
-    fn mates_count_as_the_cap() {
-        assert_eq!(capped(MATE - 3), CAP_CP);
-        assert_eq!(capped(-MATE), -CAP_CP);
-        assert_eq!(capped(5000 - MATE), -CAP_CP);
-        assert_eq!(capped(-1500), -CAP_CP);
-        assert_eq!(capped(35), 35);
-    }
-
-    #[test]
-    fn budgets_are_read_and_refused() {
+    fn budgets_are_read_and_refused_and_the_output_sits_beside_the_input() {
         assert_eq!(Budget::seconds("0.25"), Ok(Budget::Millis(250)));
         assert_eq!(Budget::nodes("20000"), Ok(Budget::Nodes(20000)));
         for bad in ["0", "-1", "x", "nan", "inf", "7200"] {
             assert!(Budget::seconds(bad).is_err(), "{bad}");
         }
         assert!(Budget::nodes("0").is_err());
-    }
-
-    #[test]
-    fn the_default_output_sits_beside_the_input() {
         assert_eq!(
             default_out("games/mine.pgn"),
             PathBuf::from("games/mine-review.pgn")

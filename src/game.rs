@@ -490,100 +490,65 @@ pub enum Parsed {
 }
 
 /// Reads a move in SAN (`e4`, `Nbd7`, `exd5`, `O-O`, `e8=Q`, `+`/`#` optional, lenient about
-/// `x`, `-`, `=` and lower-case piece letters but `b`) or coordinates (`e2e4`, `e7e8q`). No
-/// promotion piece means a queen.
+/// `x`, `-`, `=` and lower-case piece letters but `b`) or coordinates (`e2e4`, `e7e8q`); no
+/// promotion piece is a queen. Text of a move's shape that fits no legal move is Illegal.
 pub fn read_move(board: &Board, text: &str) -> Parsed {
     let text = text.trim();
     let ep = ["e.p.", "ep"]
         .iter()
-        .find_map(|ep| text.strip_suffix(ep).filter(|t| t.len() >= 2));
+        .find_map(|ep| text.strip_suffix(ep).filter(|t| t.len() > 1));
     let text = ep
         .unwrap_or(text)
         .trim()
         .trim_end_matches(['+', '#', '!', '?']);
-    let legal = board.gen(false).into_iter();
-    let castle = match text {
-        "O-O" | "0-0" | "o-o" => Some(2),
-        "O-O-O" | "0-0-0" | "o-o-o" => Some(-2),
-        _ => None,
+    let castle = ["O-O", "0-0", "o-o", "O-O-O", "0-0-0", "o-o-o"]
+        .iter()
+        .position(|&c| c == text);
+    let mut c: Vec<char> = text.chars().filter(|c| !"x-:=".contains(*c)).collect();
+    let kind = c
+        .first()
+        .and_then(|&p| "PNBRQK".find(p).or("-nxrqk".find(p))); // ('-' and 'x': never there)
+    let kind = kind.map(|k| k as u8 + 1).inspect(|_| _ = c.remove(0));
+    // (a pawn or a king as promotion piece is move syntax too: an illegal move)
+    let promo = c
+        .last()
+        .and_then(|&p| "pnbrqk".find(p.to_ascii_lowercase()));
+    let promo = promo
+        .filter(|_| kind.is_none_or(|k| k == 1))
+        .map(|p| p as u8 + 1);
+    c.truncate(c.len() - usize::from(promo.is_some()));
+    let file = |c: char| ('a'..='h').contains(&c).then(|| c as usize - 'a' as usize);
+    let rank = |c: char| ('1'..='8').contains(&c).then(|| c as usize - '1' as usize);
+    let (from_file, from_rank, to) = match c[..] {
+        _ if castle.is_some() => (None, None, ('a', '1')),
+        [f, r] => (None, None, (f, r)),
+        [a, f, r] if file(a).is_some() => (file(a), None, (f, r)),
+        [a, f, r] if rank(a).is_some() => (None, rank(a), (f, r)),
+        [a, b, f, r] if file(a).is_some() && rank(b).is_some() => (file(a), rank(b), (f, r)),
+        _ => return Parsed::NotAMove,
     };
-    let king = |m: &Move, to: i32| board.b[m.from] & 7 == 6 && m.to as i32 - m.from as i32 == to;
-    let found: Vec<Move> = match (castle, Pattern::read(text)) {
-        (Some(to), _) => legal.filter(|m| king(m, to)).collect(),
-        (None, Some(pattern)) => legal.filter(|&m| pattern.fits(board, m)).collect(),
-        (None, None) => return Parsed::NotAMove,
+    let Some(to) = rank(to.1).zip(file(to.0)).map(|(r, f)| r * 16 + f) else {
+        return Parsed::NotAMove;
     };
+    // no piece letter: a pawn, unless the text names the from-square (coordinates)
+    let coordinates = kind.is_none() && from_file.is_some() && from_rank.is_some();
+    let (kind, pawn_file) = (kind.unwrap_or(1), from_file.unwrap_or(to & 7));
+    let fits = |m: &Move| match castle {
+        Some(i) => board.b[m.from] & 7 == 6 && m.to as i32 - m.from as i32 == [2, -2][i / 3],
+        None => {
+            m.to == to
+                && (coordinates || board.b[m.from] & 7 == kind)
+                && from_file.is_none_or(|f| m.from & 7 == f)
+                && from_rank.is_none_or(|r| m.from >> 4 == r)
+                && (coordinates || kind != 1 || m.from & 7 == pawn_file)
+                && promo.map_or(m.promo == 0 || m.promo == 5, |p| m.promo == p)
+        }
+    };
+    let found: Vec<Move> = board.gen(false).into_iter().filter(fits).collect();
     match found[..] {
         [] => Parsed::Illegal,
         [m] => Parsed::Move(m),
         _ => Parsed::Ambiguous(found),
-    }
-}
-
-/// What a move text says of its move: the piece type (none: a pawn, or coordinates), the
-/// from-file and from-rank when given, the target square, the promotion.
-struct Pattern {
-    kind: Option<u8>,
-    file: Option<usize>,
-    rank: Option<usize>,
-    to: usize,
-    promo: Option<u8>,
-}
-
-impl Pattern {
-    fn read(text: &str) -> Option<Pattern> {
-        let mut c: Vec<char> = text.chars().filter(|c| !"x-:=".contains(*c)).collect();
-        let kind = match c.first() {
-            Some(&p) if "PNBRQK".contains(p) => "PNBRQK".find(p),
-            Some(&p) if "nrqk".contains(p) => "pnbrqk".find(p),
-            _ => None,
-        };
-        let kind = kind.map(|k| k as u8 + 1);
-        if kind.is_some() {
-            c.remove(0);
-        }
-        // (a pawn or a king as promotion piece is move syntax too: an illegal move)
-        let promo = c
-            .last()
-            .and_then(|&p| "pnbrqk".find(p.to_ascii_lowercase()));
-        let promo = promo
-            .filter(|_| kind.is_none_or(|k| k == 1))
-            .map(|p| p as u8 + 1);
-        if promo.is_some() {
-            c.pop();
-        }
-        let file = |c: char| ('a'..='h').contains(&c).then(|| c as usize - 'a' as usize);
-        let rank = |c: char| ('1'..='8').contains(&c).then(|| c as usize - '1' as usize);
-        let (from_file, from_rank, f, r) = match c[..] {
-            [f, r] => (None, None, f, r),
-            [a, f, r] if file(a).is_some() => (file(a), None, f, r),
-            [a, f, r] if rank(a).is_some() => (None, rank(a), f, r),
-            [a, b, f, r] if file(a).is_some() && rank(b).is_some() => (file(a), rank(b), f, r),
-            _ => return None,
-        };
-        let (to, file, rank) = (rank(r)? * 16 + file(f)?, from_file, from_rank);
-        Some(Pattern {
-            kind,
-            file,
-            rank,
-            to,
-            promo,
-        })
-    }
-
-    fn fits(&self, board: &Board, m: Move) -> bool {
-        // no piece letter: a pawn, unless the text names the from-square (coordinates)
-        let coordinates = self.kind.is_none() && self.file.is_some() && self.rank.is_some();
-        let kind = self.kind.unwrap_or(1);
-        let pawn_file = self.file.unwrap_or(self.to & 7);
-        m.to == self.to
-            && (coordinates || board.b[m.from] & 7 == kind)
-            && self.file.is_none_or(|f| m.from & 7 == f)
-            && self.rank.is_none_or(|r| m.from >> 4 == r)
-            && (coordinates || kind != 1 || m.from & 7 == pawn_file)
-            && self
-                .promo
-                .map_or(m.promo == 0 || m.promo == 5, |p| m.promo == p)
     }
 }
 

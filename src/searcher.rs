@@ -1,7 +1,6 @@
-//! The engine on a thread of its own, so that the front end keeps reading input: a search (or
-//! a perft) runs there, reports its lines as it deepens and says when it is done
-//! (Event::Done), the one way every search ends. With threads (Lazy SMP), helper engines
-//! search the same position sharing the hash table until the main engine's search ends.
+//! The engine on a thread of its own, so that the front end keeps reading input: a search
+//! (or a perft) runs there and ends one way, Event::Done, after which the front end joins it.
+//! With threads (Lazy SMP), helpers search the same position, sharing the hash table.
 
 use crate::clock::Plan;
 use crate::game::Game;
@@ -14,37 +13,36 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-/// Hash table size (MB) until a GUI asks for another.
+/// The hash table (MB) until a GUI asks for another; the most lines (MultiPV) and threads.
 pub const HASH_MB: usize = 16;
-/// The most lines (MultiPV) and threads offered.
 pub const MAX_LINES: usize = 256;
 pub const MAX_THREADS: usize = 256;
 /// Helpers search only when the hard limit is at least this (ms): on a short clock, threads
 /// that fill both cores delay the move (a time loss at 1+0.01 on 2 cores).
 const SMP_MIN_MS: u64 = 100;
 
-/// How a search ended: the move (None: there is none), the info of its line, and the nodes
-/// each thread searched (the main thread's first).
+/// How a search ended: its move (None: there is none), its line's info, each thread's nodes.
 pub struct Outcome {
     pub best: Option<Move>,
     pub info: Info,
     pub threads: Vec<u64>,
 }
 
-/// What a job away hands back when joined.
+/// What a job hands back when joined.
 type Back = (Engine, Vec<Engine>, Option<Outcome>);
+/// A job on the search thread: it gets the engine, its helpers and the wake flag.
+type Job = Box<dyn FnOnce(&mut Engine, &mut [Engine], &AtomicBool) -> Option<Outcome> + Send>;
 
 /// The engine and its helpers: at home, or away on a job's thread.
 pub struct Searcher {
     home: Option<(Engine, Vec<Engine>)>,
+    away: Option<JoinHandle<Back>>,
     threads: usize,
     mb: usize,
-    away: Option<JoinHandle<Back>>,
-    /// The running job's stop flag: each job has its own, so that a late `stop` can never
-    /// stop the next one; and its `wake`, set by `stop()` alone (a node cap sets `stop`).
-    stop: Arc<AtomicBool>,
-    wake: Arc<AtomicBool>,
-    /// Numbers the jobs: job n ends with Event::Done(n).
+    /// The running job's stop flag (each job its own, so that a late `stop` cannot stop the
+    /// next), and its wake flag, which only `stop()` sets (a node cap sets the stop flag).
+    flags: [Arc<AtomicBool>; 2],
+    /// Job n ends with Event::Done(n).
     id: u64,
     events: Sender<Event>,
     counting: bool,
@@ -53,49 +51,41 @@ pub struct Searcher {
 impl Searcher {
     pub fn new(events: Sender<Event>) -> Searcher {
         let home = Some((Engine::new(HASH_MB), vec![]));
-        let (stop, wake) = (Arc::default(), Arc::default());
+        let (away, flags, counting) = (None, Default::default(), false);
+        let (threads, mb, id) = (1, HASH_MB, 0);
         Searcher {
             home,
-            threads: 1,
-            mb: HASH_MB,
-            away: None,
-            stop,
-            wake,
-            id: 0,
+            away,
+            threads,
+            mb,
+            flags,
+            id,
             events,
-            counting: false,
+            counting,
         }
     }
 
-    /// Searches `game`'s position as `plan` says, `print` seeing every line of every
-    /// iteration; the search stops when the plan's stop rule says so, or at a mate in its
-    /// `mate` moves. A level plays through its wrapper, on one thread, as does a search
-    /// whose hard limit is under SMP_MIN_MS.
+    /// Searches `game`'s position as `plan` says, `print` seeing each line of each iteration,
+    /// until the plan's stop rule or a mate in its `mate` moves stops it. A level plays
+    /// through its wrapper, on one thread, as does a search of a hard limit under SMP_MIN_MS.
     pub fn start(&mut self, game: &Game, plan: Plan, mut print: Box<dyn FnMut(&Info) + Send>) {
         let (board, keys, last) = (*game.board(), game.keys(), game.moves.last().copied());
-        let Plan {
-            lim,
-            mut rule,
-            mate,
-            level,
-            ..
-        } = plan;
-        let threads = if level.is_some() || lim.hard < SMP_MIN_MS {
-            1
-        } else {
-            self.threads
-        };
+        let (lim, mate, level, mut rule) = (plan.lim, plan.mate, plan.level, plan.rule);
+        let alone = level.is_some() || lim.hard < SMP_MIN_MS;
+        let threads = if alone { 1 } else { self.threads };
         if let Some(rule) = &mut rule {
             rule.on_threads(threads);
         }
-        self.spawn(move |engine, helpers, wake| {
-            let flag = engine.stop.clone();
+        let found = move |i: &Info| match Score::of(i.score) {
+            Score::Mate(m) => i.multipv <= 1 && mate.is_some_and(|n| i64::from(m.abs()) <= n),
+            Score::Cp(_) => false,
+        };
+        self.spawn(Box::new(move |engine, helpers, wake| {
+            let stop = engine.stop.clone();
             engine.report = Some(Box::new(move |i: &Info| {
                 print(i);
-                let timed = rule.as_mut().is_some_and(|r| r.enough(i));
-                let mated = matches!(Score::of(i.score), Score::Mate(m) if mate.is_some_and(|n| i64::from(m.abs()) <= n));
-                if timed || mated {
-                    flag.store(true, Relaxed);
+                if rule.as_mut().is_some_and(|r| r.enough(i)) || found(i) {
+                    stop.store(true, Relaxed);
                 }
             }));
             let helpers = &mut helpers[..threads - 1];
@@ -104,35 +94,36 @@ impl Searcher {
                 None => lazy_smp(engine, helpers, &board, &keys, lim),
             };
             engine.report = None;
-            let mut nodes = vec![engine.nodes];
-            nodes.extend(helpers.iter().map(|h| h.nodes));
-            Some(Outcome { best, info, threads: nodes })
-        });
+            let helpers = helpers.iter().map(|h| h.nodes);
+            let threads = std::iter::once(engine.nodes).chain(helpers).collect();
+            Some(Outcome {
+                best,
+                info,
+                threads,
+            })
+        }));
     }
 
-    /// Counts the leaf nodes `depth` plies below `board` on the job's thread, as `divide`
-    /// prints them, then the total; `stop` ends it early.
+    /// Counts the leaf nodes `depth` plies below `board` as `divide` prints them, then the
+    /// total; `stop` ends it early.
     pub fn perft(&mut self, board: Board, depth: u32) {
-        self.spawn(move |engine, _, _| {
+        self.spawn(Box::new(move |engine, _, _| {
             match divide(&board, depth, &engine.stop) {
                 Ok(total) => say!("\nNodes searched: {total}"),
                 Err(stopped) => say!("info string {stopped}"),
             }
             None
-        });
+        }));
         self.counting = true;
     }
 
-    /// Runs `job` on a new thread with the engine and its helpers (any job running is stopped
-    /// first); it hands them back, and says Event::Done, when it ends.
-    fn spawn(
-        &mut self,
-        job: impl FnOnce(&mut Engine, &mut [Engine], &AtomicBool) -> Option<Outcome> + Send + 'static,
-    ) {
+    /// Runs `job` on a new thread (a job running is stopped first); it hands the engines back
+    /// and says Event::Done when it ends.
+    fn spawn(&mut self, job: Job) {
         let (mut engine, mut helpers) = self.idle();
-        (self.stop, self.wake) = (Arc::default(), Arc::default());
-        (engine.stop, self.id, self.counting) = (self.stop.clone(), self.id + 1, false);
-        let (id, events, wake) = (self.id, self.events.clone(), self.wake.clone());
+        self.flags = Default::default();
+        (engine.stop, self.id, self.counting) = (self.flags[0].clone(), self.id + 1, false);
+        let (id, events, wake) = (self.id, self.events.clone(), self.flags[1].clone());
         self.away = Some(thread::spawn(move || {
             let outcome = job(&mut engine, &mut helpers, &wake);
             let _ = events.send(Event::Done(id));
@@ -149,14 +140,12 @@ impl Searcher {
     }
 
     /// A table of `mb` MB: the old one is freed first (with the helpers, which share it), so
-    /// that the two never live at once; new helpers share the new one.
+    /// that the two never live at once.
     pub fn resize(&mut self, mb: usize) {
-        self.mb = mb;
-        let (mut engine, mut helpers) = self.idle();
-        helpers.clear();
+        let (mut engine, _) = self.idle();
         engine.resize(0);
         engine.resize(mb);
-        self.home = Some((engine, helpers));
+        (self.home, self.mb) = (Some((engine, vec![])), mb);
     }
 
     /// A new game: an empty table of the same size, and no history.
@@ -173,8 +162,8 @@ impl Searcher {
         self.threads
     }
 
-    /// The engine and `threads - 1` helpers, at home (a running job is stopped first):
-    /// helper i searches `i % 2` plies deeper, so that neighbours do not walk in step.
+    /// The engine and `threads - 1` helpers, at home (a job running is stopped first): helper
+    /// i searches `i % 2` plies deeper, so that neighbours do not walk in step.
     fn idle(&mut self) -> (Engine, Vec<Engine>) {
         self.finish();
         let (engine, mut helpers) = self.home.take().expect("the engine is home");
@@ -185,7 +174,7 @@ impl Searcher {
         (engine, helpers)
     }
 
-    /// The idle engine (a running job is stopped first).
+    /// The idle engine (a job running is stopped first).
     pub fn engine(&mut self) -> &mut Engine {
         let idle = self.idle();
         &mut self.home.insert(idle).0
@@ -200,19 +189,18 @@ impl Searcher {
         self.away.is_some()
     }
 
-    /// Has the running job ended (it waits to be joined)?
+    /// Has the running job ended (and waits to be joined)?
     pub fn ended(&self) -> bool {
         self.away.as_ref().is_some_and(JoinHandle::is_finished)
     }
 
     pub fn stop(&self) {
-        self.stop.store(true, Relaxed);
-        self.wake.store(true, Relaxed);
+        self.flags.iter().for_each(|flag| flag.store(true, Relaxed));
     }
 
     /// Stops the running search `ms` from now (a ponder search's hard limit after ponderhit).
     pub fn stop_after(&self, ms: u64) {
-        let stop = self.stop.clone();
+        let stop = self.flags[0].clone();
         thread::spawn(move || {
             thread::sleep(Duration::from_millis(ms));
             stop.store(true, Relaxed);
@@ -221,9 +209,8 @@ impl Searcher {
 
     /// Waits for the running job, if any, to end by itself: a search's outcome.
     pub fn join(&mut self) -> Option<Outcome> {
-        let (engine, helpers, outcome) = self.away.take()?.join().expect("a job without a panic");
-        self.home = Some((engine, helpers));
-        self.counting = false;
+        let (engine, helpers, outcome) = self.away.take()?.join().expect("a job that ended");
+        (self.home, self.counting) = (Some((engine, helpers)), false);
         outcome
     }
 
@@ -234,9 +221,8 @@ impl Searcher {
     }
 }
 
-/// Lazy SMP: `helpers` search `board` on threads of their own (one line, no limit but the
-/// depth, no report) while `main` searches within `lim` on this one; its stop flag, set when
-/// its search ends, ends theirs.
+/// Lazy SMP: `helpers` search `board` (one line, no limit but the depth, no report) while
+/// `main` searches within `lim`; its stop flag, set when its search ends, ends theirs.
 fn lazy_smp(
     main: &mut Engine,
     helpers: &mut [Engine],
@@ -260,8 +246,8 @@ fn lazy_smp(
     })
 }
 
-/// `engine.think`, completing depth 1 whatever stops it (a node limit of 1, a tiny time, an
-/// early `stop`): then a depth-1 search follows, so that the move played is a searched one.
+/// `engine.think`, to depth 1 whatever stops it (a node limit of 1, a tiny time, an early
+/// `stop`): a depth-1 search follows, so that the move played is a searched one.
 pub fn think(
     engine: &mut Engine,
     board: &Board,
@@ -273,22 +259,16 @@ pub fn think(
         return (best, info);
     }
     engine.stop = Arc::default();
-    let depth_1 = Limits {
-        depth: 1,
-        multipv: lim.multipv,
-        ..Limits::default()
-    };
+    let mut depth_1 = Limits::default();
+    (depth_1.depth, depth_1.multipv) = (1, lim.multipv);
     engine.think(board, keys, depth_1)
 }
 
 /// Sleeps until `deadline`, or until `wake` is set (looked at every 10 ms).
 pub fn wait_until(deadline: Instant, wake: &AtomicBool) {
-    while !wake.load(Relaxed) {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return;
-        }
-        thread::sleep(left.min(Duration::from_millis(10)));
+    let left = || deadline.saturating_duration_since(Instant::now());
+    while !wake.load(Relaxed) && !left().is_zero() {
+        thread::sleep(left().min(Duration::from_millis(10)));
     }
 }
 
@@ -305,8 +285,7 @@ pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().expect("a lock no panic poisoned")
 }
 
-/// Leaf nodes of the legal move tree `depth` plies below `board` (it lives here, not in the
-/// engine's file, which does not play it).
+/// Leaf nodes of the legal move tree `depth` plies below `board`.
 pub fn perft(board: &Board, depth: u32) -> u64 {
     let moves = board.gen(false);
     match depth {
@@ -322,11 +301,8 @@ pub fn perft(board: &Board, depth: u32) -> u64 {
 /// Prints the leaf count below each legal move (`e2e4: 20`) and returns their sum; when
 /// `stop` is set meanwhile, how far it came (the counts so far stay printed).
 pub fn divide(board: &Board, depth: u32, stop: &AtomicBool) -> Result<u64, String> {
-    if depth == 0 {
-        return Ok(1);
-    }
     let (moves, mut total) = (board.gen(false), 0);
-    for (done, &m) in moves.iter().enumerate() {
+    for (done, &m) in moves.iter().enumerate().filter(|_| depth > 0) {
         let Some(n) = perft_until(&board.after(m), depth - 1, stop) else {
             let of = moves.len();
             return Err(format!(
@@ -336,46 +312,38 @@ pub fn divide(board: &Board, depth: u32, stop: &AtomicBool) -> Result<u64, Strin
         say!("{m}: {n}");
         total += n;
     }
-    Ok(total)
+    Ok(if depth == 0 { 1 } else { total })
 }
 
 /// `perft`, or None when `stop` is set meanwhile: looked at in each node more than three
 /// plies from the leaves, often enough to obey at once and seldom enough to cost nothing.
 fn perft_until(board: &Board, depth: u32, stop: &AtomicBool) -> Option<u64> {
-    if stop.load(Relaxed) {
-        return None;
+    match depth {
+        _ if stop.load(Relaxed) => None,
+        0..=3 => Some(perft(board, depth)),
+        _ => (board.gen(false).into_iter())
+            .map(|m| perft_until(&board.after(m), depth - 1, stop))
+            .sum(),
     }
-    if depth <= 3 {
-        return Some(perft(board, depth));
-    }
-    let moves = board.gen(false).into_iter();
-    moves
-        .map(|m| perft_until(&board.after(m), depth - 1, stop))
-        .sum()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Sampled from the first 1000 slots: what is beyond is not looked at, and a key alone
-    /// (slot word 0) is no entry; a search's count is the whole table's within sampling.
+    /// Sampled from the first 1000 slots (a key alone, slot word 0, is no entry): a search's
+    /// count is the whole table's within the sampling error.
     #[test]
     fn hashfull_is_the_permille_of_the_first_1000_slots_in_use() {
-        let table = |n: usize, filled: &mut dyn Iterator<Item = usize>| {
-            let table: Vec<Slot> = (0..n).map(|_| Default::default()).collect();
-            filled.for_each(|i| table[i][1].store(i as u64 + 1, Relaxed));
-            table
-        };
-        assert_eq!(hashfull(&table(4096, &mut (0..0))), 0);
-        assert_eq!(hashfull(&table(4096, &mut (0..1000))), 1000);
-        assert_eq!(hashfull(&table(4096, &mut (0..1000).step_by(4))), 250);
-        assert_eq!(hashfull(&table(4096, &mut (1000..4096))), 0);
-        let keyed = table(4096, &mut (0..0));
-        keyed[7][0].store(12345, Relaxed);
-        assert_eq!(hashfull(&keyed), 0);
-        let mut engine = Engine::new(1);
-        let board = Board::from_fen(rmax::START).expect("the start position");
+        let table: Vec<Slot> = (0..4096).map(|_| Default::default()).collect();
+        (1000..4096).for_each(|i| table[i][1].store(1, Relaxed));
+        table[7][0].store(12345, Relaxed);
+        assert_eq!(hashfull(&table), 0);
+        (0..1000)
+            .step_by(4)
+            .for_each(|i| table[i][1].store(1, Relaxed));
+        assert_eq!(hashfull(&table), 250);
+        let (mut engine, board) = (Engine::new(1), crate::game::start_board());
         engine.think(
             &board,
             &[],

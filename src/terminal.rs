@@ -1,7 +1,6 @@
-//! A person at the terminal: the board, moves in SAN or coordinates, and the commands of
-//! COMMANDS, a parser into the clock's `Ask` and the search thread and a printer of its
-//! lines. rmax thinks on the search thread while input keeps coming: Enter makes it move,
-//! `quit` leaves, other lines wait for its move (`while_thinking`).
+//! A person at the terminal: a parser of moves and of the commands in COMMANDS into the
+//! clock's `Ask` and the search thread, and a printer of the board and the search's lines.
+//! rmax thinks on the search thread while input keeps coming (`while_thinking`).
 
 use crate::clock::{plan, Ask};
 use crate::explain::explain;
@@ -10,9 +9,9 @@ use crate::game::{Game, Parsed, PgnGame};
 use crate::input::{int, parse_fen, short, split_word, Event, MAX_LINE};
 use crate::level::Level;
 use crate::output::{diagram, Score, VERSION};
-use crate::pace;
-use crate::review;
+use crate::review::{review_game, Budget};
 use crate::searcher::{lock, Searcher, MAX_THREADS};
+use crate::{level, pace};
 use rmax::{Board, Info, W};
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
@@ -21,66 +20,76 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const HELP: &str =
-    "Moves: SAN (e4, Nf3, exd5, O-O, O-O-O, e8=Q, Nbd7) or coordinates (e2e4, e7e8q).
-While rmax thinks: Enter or move makes it move now; quit too, and then leaves. Commands
-wait for its move; a move typed at the keyboard is not kept (type it after rmax's move).
-Commands:";
+    "Moves: SAN (e4, Nf3, exd5, O-O, e8=Q, Nbd7) or coordinates (e2e4, e7e8q). While rmax
+thinks, Enter or move makes it move now (quit too, and leaves); other commands wait for its
+move, and a move typed at the keyboard is not kept (type it after rmax's move). Commands:
+  new, undo, resign   a new game (your colour kept); take back your move and rmax's; give up
+  white, black, go    choose your side; go: rmax takes the side to move, you the other
+  hint, moves         a move for you (a short search); the legal moves
+  analyse [n]         the n best lines (1 to 10; default 3), deeper until Enter (also: analyze)
+  time <s>            rmax thinks s seconds a move (at most 3600; default 1; a paced level too)
+  depth <n>           rmax searches n plies a move instead (1 to 64)
+  level <elo>|off     rmax plays like a player rated elo (1000 to 2150; level 1500), or at full
+                      strength (the default)
+  pace on|off         at a level, a person's time for a move (0.6 to 4 s; the default), or none
+  threads <n>         search threads at full strength (1 to 256; default 1)
+  board, flip         the board (the last move's squares in brackets), turned around
+  unicode on|off      chess symbols for the pieces, or letters
+  eval [FEN]          the evaluation of the position (or of FEN), a row per group of terms
+  fen, setboard <FEN> the position as FEN; set one up, you to move (also: fen <FEN>)
+  pgn, save <file>    the game as PGN, shown or written to a file
+  load <file>         a game (PGN) or position (FEN) read; you play the side to move
+  review [s]          the game reviewed: moves scored, ?! ? ?? marked with the better move, a
+                      summary, the annotated PGN (s seconds a position; default 0.5)
+  quit                leave (also Ctrl-D)";
 
-/// A command: the words that call it, how it is typed and what it does (for `help`; none:
-/// not listed), and what does it.
-type Command = (
-    &'static [&'static str],
-    &'static str,
-    &'static str,
-    fn(&mut Terminal, &str),
-);
-
+/// The commands: the words that call them (HELP says what they do) and their handlers.
+type Command = (&'static [&'static str], fn(&mut Terminal, &str));
 const COMMANDS: [Command; 26] = [
-    (&["help", "?"], "", "", |t, _| t.help()),
-    (&["new"], "new", "a new game (you keep your colour)", |t, _| t.new_game()),
-    (&["undo"], "undo", "take back your last move and rmax's reply", |t, _| t.undo()),
-    (&["go"], "go", "rmax moves now (you take the other side)", |t, _| t.swap_sides()),
-    (&["white"], "white, black", "choose your side (rmax moves if it is its turn)", |t, _| t.choose_side(8)),
-    (&["black"], "", "", |t, _| t.choose_side(16)),
-    (&["hint"], "hint", "rmax suggests a move for you (a short search)", |t, _| t.hint()),
-    (&["resign"], "resign", "give up the game", |t, _| t.resign()),
-    (&["time"], "time <s>", "rmax thinks <s> seconds per move (time 0.5; at most 3600; default 1);\na paced level takes at most <s> seconds", Terminal::set_time),
-    (&["depth"], "depth <n>", "rmax searches <n> plies per move instead (1 to 64)", Terminal::set_depth),
-    (&["level"], "level <elo>|off", "rmax plays like a player rated <elo> (1000 to 2150; level 1500),\nor at full strength (off, the default)", Terminal::set_level),
-    (&["pace"], "pace on|off", "at a level, rmax takes a person's time for a move (0.6 to 4 s, less\nfor a forced or obvious reply; the default), or moves at once", Terminal::set_pace),
-    (&["threads"], "threads <n>", "rmax searches on <n> threads at full strength (1 to 256; default 1)", Terminal::set_threads),
-    (&["analyse", "analyze"], "analyse [n]", "the n best lines of the position (default 3; 1 to 10), deeper and\ndeeper until Enter (also: analyze)", Terminal::analyse),
-    (&["board"], "board", "show the board (the last move's squares in brackets)", |t, _| t.show()),
-    (&["eval"], "eval [FEN]", "the evaluation of the position (or of FEN), a row per group of terms", |t, fen| t.eval(fen)),
-    (&["flip"], "flip", "turn the board around", |t, _| t.flip()),
-    (&["unicode"], "unicode on|off", "chess symbols for the pieces, or letters", Terminal::set_unicode),
-    (&["moves"], "moves", "list the legal moves", |t, _| t.list_moves()),
-    (&["fen"], "fen", "print the position as FEN", Terminal::fen),
-    (&["setboard"], "setboard <FEN>", "set up a position, you to move (also: fen <FEN>)", Terminal::setboard),
-    (&["pgn"], "pgn", "print the game so far as PGN", |t, _| say!("{}", t.record().pgn(&[]))),
-    (&["save"], "save <file>", "write the game as PGN to a file", |t, path| t.save(path)),
-    (&["load"], "load <file>", "read a game (PGN) or a position (FEN); you play the side to move", Terminal::load),
-    (&["review"], "review [s]", "the game so far reviewed: each move scored, ?! ? ?? marked, the better\nmove shown, a summary per side and the annotated PGN (s seconds a\nposition, default 0.5; rmax review FILE does a PGN file)", Terminal::review),
-    (&["quit", "exit"], "quit", "leave (also Ctrl-D)", |_, _| {}),
+    (&["help", "?"], |t, _| t.help()),
+    (&["new"], |t, _| t.new_game()),
+    (&["undo"], |t, _| t.undo()),
+    (&["go"], |t, _| t.swap_sides()),
+    (&["white"], |t, _| t.choose_side(8)),
+    (&["black"], |t, _| t.choose_side(16)),
+    (&["hint"], |t, _| t.hint()),
+    (&["resign"], |t, _| t.resign()),
+    (&["time"], Terminal::set_time),
+    (&["depth"], Terminal::set_depth),
+    (&["level"], Terminal::set_level),
+    (&["pace"], Terminal::set_pace),
+    (&["threads"], Terminal::set_threads),
+    (&["analyse", "analyze"], Terminal::analyse),
+    (&["board"], |t, _| t.show()),
+    (&["eval"], Terminal::eval),
+    (&["flip"], |t, _| t.flip()),
+    (&["unicode"], Terminal::set_unicode),
+    (&["moves"], |t, _| t.list_moves()),
+    (&["fen"], Terminal::fen),
+    (&["setboard"], Terminal::setboard),
+    (&["pgn"], |t, _| say!("{}", t.record().pgn(&[]))),
+    (&["save"], Terminal::save),
+    (&["load"], Terminal::load),
+    (&["review"], Terminal::review),
+    (&["quit", "exit"], |_, _| {}),
 ];
 
-/// The longest think `time` takes (s), `hint`'s (ms), and `analyse`'s lines unless told and at
-/// most (each has a line of the screen).
+/// The longest `time` (s) and `hint` (ms); `analyse`'s lines unless told, and at most.
 const MAX_SECONDS: f64 = 3600.0;
 const HINT_MS: u64 = 500;
-const ANALYSIS_LINES: (i64, i64) = (3, 10);
-/// The thinking line: its start, its width (never wrapped: `\r` rewrites one line), the code
-/// that clears the rest of a line after `\r`, and how often a level's clock ticks (ms).
+const ANALYSIS_LINES: (usize, i64) = (3, 10);
+/// The thinking line: its start, its width (never wrapped: `\r` rewrites one line), what
+/// clears a line after `\r`, how often a level's clock on it ticks (ms).
 const THINKING: &str = "rmax is thinking (Enter: move now)";
 const LINE_WIDTH: usize = 79;
 const CLEAR_LINE: &str = "\r\x1b[K";
 const TICK_MS: u64 = 100;
 
-/// How long rmax thinks.
+/// How long rmax thinks: ms, or plies.
 #[derive(Clone, Copy)]
 enum Limit {
     Millis(u64),
-    Depth(i32),
+    Depth(i64),
 }
 
 pub struct Terminal {
@@ -88,22 +97,20 @@ pub struct Terminal {
     search: Searcher,
     /// The person's colour; rmax replies when the other is to move.
     human: u8,
-    /// The board turned around (it is shown from the person's side).
     flip: bool,
     limit: Limit,
     /// The person gave `time`: it caps a paced move too (else pace::MAX_MS does).
     time_given: bool,
     level: Option<Level>,
-    /// At a level, a person's time for a move (pace.rs).
     pace: bool,
     unicode: bool,
-    /// Standard output is a terminal: the thinking line is rewritten in place.
+    /// Standard output is a terminal (the thinking line is rewritten in place), and input
+    /// (which echoes what is typed).
     live: bool,
-    /// Standard input is a terminal, which echoes what is typed.
     keyboard: bool,
-    /// Lines that came while rmax thought, obeyed after its move.
+    /// Lines that came while rmax thought, obeyed after its move; and whether the input
+    /// ended meanwhile (then rmax leaves once they are done).
     waiting: VecDeque<String>,
-    /// The input ended while rmax thought: leave once the waiting lines are done.
     leaving: bool,
     /// The search is `analyse`: it plays nothing, and shows its lines in `view`.
     analysing: bool,
@@ -112,28 +119,20 @@ pub struct Terminal {
     ticking: Arc<Mutex<bool>>,
 }
 
-/// The lines `analyse` shows: on a terminal a block of screen lines rewritten as the search
-/// deepens; piped, each printed once.
+/// The lines `analyse` shows: on a terminal a block rewritten as the search deepens, the
+/// lines of it `drawn` (the cursor on the last); piped, each printed once.
 #[derive(Default)]
 struct View {
     lines: Vec<String>,
-    /// The block's lines on the screen (the cursor is on the last).
     drawn: usize,
 }
 
 impl View {
     fn draw(&mut self) {
-        let up = if self.drawn > 1 {
-            format!("\x1b[{}A", self.drawn - 1)
-        } else {
-            String::new()
-        };
-        let lines: Vec<String> = self
-            .lines
-            .iter()
-            .map(|l| fit(&format!("{CLEAR_LINE}{l}")))
-            .collect();
-        print_now(&(up + &lines.join("\n")));
+        let up = format!("\x1b[{}A", self.drawn.saturating_sub(1));
+        let up = if self.drawn > 1 { up.as_str() } else { "" };
+        let lines: Vec<String> = self.lines.iter().map(|l| fit(l)).collect();
+        print_now(&format!("{up}{}", lines.join("\n")));
         self.drawn = self.lines.len();
     }
 }
@@ -141,7 +140,10 @@ impl View {
 impl Terminal {
     /// `events`: the input's channel, where searches say they are done.
     pub fn new(events: Sender<Event>) -> Terminal {
-        let live = std::io::stdout().is_terminal();
+        let (live, keyboard) = (
+            std::io::stdout().is_terminal(),
+            std::io::stdin().is_terminal(),
+        );
         Terminal {
             game: Game::new(start_board()),
             search: Searcher::new(events),
@@ -153,7 +155,7 @@ impl Terminal {
             pace: true,
             unicode: live && utf8_locale(),
             live,
-            keyboard: std::io::stdin().is_terminal(),
+            keyboard,
             waiting: VecDeque::new(),
             leaving: false,
             analysing: false,
@@ -170,18 +172,11 @@ impl Terminal {
 
     /// Obeys `first`, then the input's lines, until `quit` or the end of input.
     pub fn run(mut self, input: Receiver<Event>, first: &str) {
-        if !self.command(first) {
-            return;
-        }
+        let mut line = Some(first.to_string());
         loop {
-            // the lines that came while rmax thought, now that it has moved
-            while !self.search.busy() {
-                let Some(line) = self.waiting.pop_front() else {
-                    break;
-                };
-                prompt();
-                say!("{}", short(&line));
-                if !self.command(&line) {
+            // a line, or those that came while rmax thought, now that it has moved
+            while let Some(next) = line.take().or_else(|| self.idle_line()) {
+                if !self.command(&next) {
                     return;
                 }
             }
@@ -192,18 +187,19 @@ impl Terminal {
                 }
             }
             match input.recv() {
-                Ok(Event::Line(line)) if self.search.busy() => self.while_thinking(line),
-                Ok(Event::Line(line)) if !self.command(&line) => return,
-                Ok(Event::Line(_)) => {}
-                Ok(Event::TooLong(bytes)) => self.notice(&format!(
-                    "That line is too long ({bytes} bytes, at most {MAX_LINE}); ignored."
-                )),
+                Ok(Event::Line(next)) if self.search.busy() => self.while_thinking(next),
+                Ok(Event::Line(next)) => line = Some(next),
+                Ok(Event::TooLong(n)) => {
+                    let too_long = format!("That line is too long ({n} bytes, at most {MAX_LINE})");
+                    self.notice(&format!("{too_long}; ignored."));
+                }
                 Ok(Event::Done(id)) if self.search.is_current(id) => self.search_done(),
                 Ok(Event::Done(_)) => {}
-                // end of input: piped commands all run; Ctrl-D at the keyboard leaves at once
+                // end of input: piped commands all run (an analysis stops: no Enter can come);
+                // Ctrl-D at the keyboard leaves at once
                 Ok(Event::Eof) | Err(_) if self.search.busy() && !self.keyboard => {
                     if self.analysing {
-                        self.search.stop(); // (no Enter can come to end it)
+                        self.search.stop();
                     }
                     self.leaving = true;
                 }
@@ -216,36 +212,45 @@ impl Terminal {
         }
     }
 
-    /// A line typed while rmax thinks (or analyses): Enter and `move` make it move now;
-    /// `quit` too, then it leaves (unless lines wait: then it waits behind them, so that piped
-    /// lines are done in order). Other lines wait for the move, but a move typed at the
-    /// keyboard is not kept: meant for the position before rmax's reply, it could blunder.
+    /// A line that waited for rmax's move, shown after the prompt as if typed there.
+    fn idle_line(&mut self) -> Option<String> {
+        if self.search.busy() {
+            return None;
+        }
+        let line = self.waiting.pop_front()?;
+        prompt();
+        say!("{}", short(&line));
+        Some(line)
+    }
+
+    /// A line typed while rmax thinks (or analyses): Enter and `move` make it move now,
+    /// `quit` too and it leaves (unless lines wait: it waits behind them). Other lines wait
+    /// for the move, but a move typed at the keyboard is not kept: it was meant for the
+    /// position before rmax's reply.
     fn while_thinking(&mut self, line: String) {
         if self.live && self.keyboard {
-            print_now("\x1b[A"); // (back up over the echoed line, so that what follows replaces it)
+            print_now("\x1b[A"); // (back over the echoed line, so that what follows replaces it)
         }
         let word = split_word(&line).0.to_ascii_lowercase();
         let command = COMMANDS.iter().any(|c| c.0.contains(&word.as_str()));
+        let waits = match self.analysing {
+            true => "waits until the analysis stops (Enter: stop)",
+            false => "waits until rmax has moved (Enter: move now)",
+        };
         match word.as_str() {
-            "" | "move" => self.search.stop(),
+            "" | "move" => return self.search.stop(),
             "quit" | "exit" if self.waiting.is_empty() => {
-                self.search.stop();
                 self.leaving = true;
+                return self.search.stop();
             }
-            _ if self.keyboard && !self.analysing && !command => self.notice(&format!(
-                "{}: not kept, rmax is to move (type it again after its move).",
-                short(&line)
-            )),
-            _ => {
-                // (not quoted as answers are: a script must not take this for one)
-                let waits = match self.analysing {
-                    true => "waits until the analysis stops (Enter: stop)",
-                    false => "waits until rmax has moved (Enter: move now)",
-                };
-                self.notice(&format!("{}: {waits}.", short(&line)));
-                self.waiting.push_back(line);
+            _ if self.keyboard && !self.analysing && !command => {
+                let text = "not kept, rmax is to move (type it again after its move)";
+                return self.notice(&format!("{}: {text}.", short(&line)));
             }
+            // (not quoted as answers are: a script must not take this for one)
+            _ => self.notice(&format!("{}: {waits}.", short(&line))),
         }
+        self.waiting.push_back(line);
     }
 
     /// A notice while rmax may think: in the thinking line's place, which comes back below.
@@ -268,11 +273,9 @@ impl Terminal {
     pub fn command(&mut self, line: &str) -> bool {
         let (word, arg) = split_word(line);
         let word = word.to_ascii_lowercase();
-        if matches!(word.as_str(), "quit" | "exit") {
-            return false;
-        }
         match COMMANDS.iter().find(|c| c.0.contains(&word.as_str())) {
-            Some(&(_, _, _, run)) => run(self, arg),
+            _ if matches!(word.as_str(), "quit" | "exit") => return false,
+            Some((_, run)) => run(self, arg),
             None if word.is_empty() => {}
             None => self.human_move(line),
         }
@@ -280,23 +283,9 @@ impl Terminal {
     }
 
     fn help(&self) {
-        let rows = COMMANDS.iter().filter(|c| !c.1.is_empty());
-        let rows = rows.map(|c| {
-            format!(
-                "\n  {:<16}{}",
-                c.1,
-                c.2.replace('\n', "\n                  ")
-            )
-        });
-        say!(
-            "{HELP}{}\nNow: {}, {}.",
-            rows.collect::<String>(),
-            self.limit_text(),
-            self.how(true)
-        );
+        say!("{HELP}\nNow: {}, {}.", self.limit_text(), self.how(true));
     }
 
-    /// How rmax thinks: its time or its depth.
     fn limit_text(&self) -> String {
         match self.limit {
             Limit::Millis(ms) => format!("rmax thinks {} s per move", ms as f64 / 1000.0),
@@ -305,28 +294,24 @@ impl Terminal {
         }
     }
 
-    /// How rmax plays: at full strength (on its threads), or at its level, paced (in `full`,
+    /// How rmax plays: at full strength (on its threads), or at its level, paced (`full`:
     /// with the pace's longest wait) or at once.
     fn how(&self, full: bool) -> String {
         let threads = self.search.threads();
         let Some(level) = self.level else {
-            let on = if threads > 1 {
-                format!(" on {threads} threads")
-            } else {
-                String::new()
-            };
-            return format!("at full strength{on}");
+            let on = (threads > 1).then(|| format!(" on {threads} threads"));
+            return format!("at full strength{}", on.unwrap_or_default());
         };
-        let one = if threads > 1 && full {
+        let one = if full && threads > 1 {
             " (one thread)"
         } else {
             ""
         };
         let most = self.pace_ms() as f64 / 1000.0;
         let pace = match (self.pace, full) {
+            (false, _) => ", moving at once".to_string(),
             (true, true) => format!(", paced like a person (at most {most} s a move)"),
             (true, false) => String::new(),
-            (false, _) => ", moving at once".into(),
         };
         format!("at level {}{one}{pace}", level.elo)
     }
@@ -359,8 +344,9 @@ impl Terminal {
         self.next();
     }
 
-    fn fen(&mut self, arg: &str) {
-        match arg {
+    /// `fen`: the position's FEN; `fen <FEN>`: as `setboard`.
+    fn fen(&mut self, fen: &str) {
+        match fen {
             "" => say!("{}", self.game.board().fen()),
             fen => self.setboard(fen),
         }
@@ -374,36 +360,37 @@ impl Terminal {
     }
 
     /// `eval [FEN]`: the evaluation explained, of the position or of FEN (the game stays).
-    fn eval(&self, fen: &str) {
-        match fen {
-            "" => say!("{}", explain(self.game.board(), &W)),
-            fen => match parse_fen(fen) {
-                Ok(board) => say!("{}", explain(&board, &W)),
-                Err(e) => say!("Bad FEN: {e} (eval alone: the position now)"),
-            },
+    fn eval(&mut self, fen: &str) {
+        if fen.is_empty() {
+            return say!("{}", explain(self.game.board(), &W));
+        }
+        match parse_fen(fen) {
+            Ok(board) => say!("{}", explain(&board, &W)),
+            Err(e) => say!("Bad FEN: {e} (eval alone: the position now)"),
         }
     }
 
-    /// `review [seconds]`: the game so far, each move scored (review.rs), on this thread.
+    /// `review [seconds]`: the game so far, each move scored, on this thread.
     fn review(&mut self, arg: &str) {
-        let budget = match arg {
-            "" => Ok(review::Budget::default()),
-            _ => review::Budget::seconds(arg),
+        let budget = if arg.is_empty() {
+            Ok(Budget::default())
+        } else {
+            Budget::seconds(arg)
         };
         match budget {
             Err(e) => say!("review {e}, e.g. review 0.2"),
             Ok(_) if self.game.moves.is_empty() => say!("No moves to review yet."),
-            Ok(budget) => say!("{}", review::review_game(&self.record(), budget, self.live)),
+            Ok(budget) => say!("{}", review_game(&self.record(), budget, self.live)),
         }
     }
 
     fn set_unicode(&mut self, arg: &str) {
-        match arg.to_ascii_lowercase().as_str() {
-            on @ ("on" | "off") => {
-                self.unicode = on == "on";
+        match on_off(arg) {
+            Some(on) => {
+                self.unicode = on;
                 self.show();
             }
-            _ => say!("unicode on or unicode off: chess symbols for the pieces, or letters."),
+            None => say!("unicode on or unicode off: chess symbols for the pieces, or letters."),
         }
     }
 
@@ -411,7 +398,7 @@ impl Terminal {
         let Some(depth @ 1..=64) = int(arg) else {
             return say!("depth needs a number of plies from 1 to 64, e.g. depth 6");
         };
-        self.limit = Limit::Depth(depth as i32);
+        self.limit = Limit::Depth(depth);
         say!(
             "{}, however long it takes (Enter: move now).",
             self.limit_text()
@@ -419,9 +406,12 @@ impl Terminal {
     }
 
     fn set_time(&mut self, arg: &str) {
-        let s = match arg.parse::<f64>() {
-            Ok(s) if s > 0.0 && s.is_finite() => s,
-            _ => return say!("time needs the seconds per move, e.g. time 2 or time 0.5"),
+        let Some(s) = arg
+            .parse::<f64>()
+            .ok()
+            .filter(|s| *s > 0.0 && s.is_finite())
+        else {
+            return say!("time needs the seconds per move, e.g. time 2 or time 0.5");
         };
         if s > MAX_SECONDS {
             say!("rmax thinks at most an hour per move: time {MAX_SECONDS}.");
@@ -438,7 +428,7 @@ impl Terminal {
             return say!("rmax plays at full strength.");
         }
         let Some(level) = int(arg).and_then(Level::new) else {
-            let (low, high) = (crate::level::ELO_MIN, crate::level::ELO_MAX);
+            let (low, high) = (level::ELO_MIN, level::ELO_MAX);
             return say!(
                 "level needs a rating from {low} to {high} (level 1500), or off for full strength."
             );
@@ -454,17 +444,14 @@ impl Terminal {
 
     /// `pace on` or `pace off`: at a level, a person's time for a move, or none.
     fn set_pace(&mut self, arg: &str) {
-        match arg.to_ascii_lowercase().as_str() {
-            "on" => {
-                self.pace = true;
-                let most = self.pace_ms() as f64 / 1000.0;
-                say!("At a level, rmax takes a person's time for a move (at most {most} s).");
-            }
-            "off" => {
-                self.pace = false;
-                say!("At a level, rmax moves as soon as it has chosen.");
-            }
-            _ => say!("pace on or pace off: at a level, a person's time for a move, or none."),
+        let Some(on) = on_off(arg) else {
+            return say!("pace on or pace off: at a level, a person's time for a move, or none.");
+        };
+        self.pace = on;
+        let most = self.pace_ms() as f64 / 1000.0;
+        match on {
+            true => say!("At a level, rmax takes a person's time for a move (at most {most} s)."),
+            false => say!("At a level, rmax moves as soon as it has chosen."),
         }
     }
 
@@ -483,9 +470,11 @@ impl Terminal {
         };
         self.search.set_threads(n as usize);
         let s = if n == 1 { "" } else { "s" };
-        let level = match self.level {
-            Some(_) if n > 1 => " (at full strength: a level plays on one)",
-            _ => "",
+        let level = " (at full strength: a level plays on one)";
+        let level = if self.level.is_some() && n > 1 {
+            level
+        } else {
+            ""
         };
         say!("rmax searches on {n} thread{s}{level}.");
     }
@@ -495,56 +484,43 @@ impl Terminal {
         if let Some(end) = self.game.end() {
             return say!("No moves: the game is over. {}", end.describe());
         }
-        let moves: Vec<String> = board
-            .gen(false)
-            .into_iter()
-            .map(|m| san(board, m))
-            .collect();
+        let moves: Vec<String> = board.gen(false).iter().map(|&m| san(board, m)).collect();
         say!("{} legal moves: {}", moves.len(), moves.join(" "));
     }
 
-    fn save(&self, path: &str) {
+    fn save(&mut self, path: &str) {
+        let (plies, name) = (self.game.moves.len(), short(path));
         if path.is_empty() {
             return say!("save needs a file name, e.g. save game.pgn");
         }
         match std::fs::write(path, self.record().pgn(&[]) + "\n") {
-            Ok(()) => say!(
-                "Saved the game ({} plies) to {}.",
-                self.game.moves.len(),
-                short(path)
-            ),
-            Err(e) => say!("Cannot save to '{}': {e}", short(path)),
+            Ok(()) => say!("Saved the game ({plies} plies) to {name}."),
+            Err(e) => say!("Cannot save to '{name}': {e}"),
         }
     }
 
     /// `load FILE`: a position in FEN, or a game in PGN (its first).
     fn load(&mut self, path: &str) {
+        let name = short(path);
         if path.is_empty() {
             return say!("load needs a file name, e.g. load game.pgn");
         }
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
-            Err(e) => return say!("Cannot read '{}': {e}", short(path)),
+            Err(e) => return say!("Cannot read '{name}': {e}"),
         };
+        let first = |games: Vec<PgnGame>| games.into_iter().next().map(|g| g.game);
         let game = match parse_fen(text.trim()) {
-            Ok(board) if text.trim().lines().count() == 1 => Ok(Game::new(board)),
-            _ => read_pgn(&text, false).map(|games| {
-                games
-                    .into_iter()
-                    .next()
-                    .map_or_else(|| Game::new(start_board()), |g| g.game)
-            }),
+            Ok(board) if text.trim().lines().count() == 1 => Ok(Some(Game::new(board))),
+            _ => read_pgn(&text, false).map(first),
         };
-        match game {
+        match game.map(|game| game.unwrap_or_else(|| Game::new(start_board()))) {
             Ok(game) => {
                 let (plies, side) = (game.moves.len(), colour(game.board().side));
-                say!(
-                    "Loaded {plies} plies from {}; you play {side}.",
-                    short(path)
-                );
+                say!("Loaded {plies} plies from {name}; you play {side}.");
                 self.set_game(game);
             }
-            Err(e) => say!("Cannot load '{}': {e}", short(path)),
+            Err(e) => say!("Cannot load '{name}': {e}"),
         }
     }
 
@@ -563,23 +539,21 @@ impl Terminal {
         self.next();
     }
 
-    /// The game for PGN, the person's name on their side, rmax's rating at a level.
+    /// The game for PGN: the person's name on their side, rmax's rating at a level.
     fn record(&self) -> PgnGame {
         let (me, rmax) = ("You".to_string(), format!("rmax {VERSION}"));
-        let rating = if self.human == 8 {
-            "BlackElo"
-        } else {
-            "WhiteElo"
-        };
+        let rating = ["BlackElo", "WhiteElo"][usize::from(self.human != 8)];
         let elo: Vec<(&str, String)> = self
             .level
             .map(|l| (rating, l.elo.to_string()))
             .into_iter()
             .collect();
-        match self.human {
-            8 => self.game.record(&me, &rmax, &elo),
-            _ => self.game.record(&rmax, &me, &elo),
-        }
+        let (white, black) = if self.human == 8 {
+            (me, rmax)
+        } else {
+            (rmax, me)
+        };
+        self.game.record(&white, &black, &elo)
     }
 
     /// `hint`: what rmax would play in the person's place, after a short search.
@@ -592,28 +566,29 @@ impl Terminal {
             Limit::Millis(ms) => ms.min(HINT_MS),
             Limit::Depth(_) => HINT_MS,
         };
-        let lim = plan(Ask {
+        let ask = Ask {
             movetime: Some(ms as i64),
             ..Ask::default()
-        })
-        .lim;
+        };
         let engine = self.search.engine();
         (engine.stop, engine.report) = (Arc::default(), None);
-        if let (Some(m), info) = engine.think(&board, &keys, lim) {
+        if let (Some(m), info) = engine.think(&board, &keys, plan(ask).lim) {
             let score = Score::white(info.score, board.side).pawns();
             say!("Hint: {} ({score})", numbered(&board, m));
         }
     }
 
     fn human_move(&mut self, text: &str) {
-        let board = *self.game.board();
-        let parsed = read_move(&board, text);
-        let text = short(text);
+        let (board, over) = (*self.game.board(), self.game.end().is_some());
+        let (parsed, text) = (read_move(&board, text), short(text));
+        // in check, the reason most moves are illegal, which a person easily misses
+        let check = format!(": {} is in check", colour(board.side));
+        let check = if board.in_check() { check.as_str() } else { "" };
         match parsed {
             Parsed::NotAMove => {
                 say!("Unknown command or move '{text}': type help for the commands.")
             }
-            _ if self.game.end().is_some() => say!("The game is over: type new or undo."),
+            _ if over => say!("The game is over: type new or undo."),
             Parsed::Move(m) => {
                 self.game.push(m);
                 self.next();
@@ -625,12 +600,9 @@ impl Terminal {
                     moves.join(" or ")
                 );
             }
-            // in check, the reason most moves are illegal, which a person easily misses
-            Parsed::Illegal if board.in_check() => {
-                let side = colour(board.side);
-                say!("Illegal move '{text}': {side} is in check (type moves to list the legal moves).")
+            Parsed::Illegal => {
+                say!("Illegal move '{text}'{check} (type moves to list the legal moves).")
             }
-            Parsed::Illegal => say!("Illegal move '{text}' (type moves to list the legal moves)."),
         }
     }
 
@@ -643,51 +615,43 @@ impl Terminal {
         self.show_and_end();
     }
 
-    /// Starts rmax's search: at full strength its lines on the thinking line; at a level (which
-    /// may play another line than its best) a running clock. With a time it stops at a mate
-    /// found (a depth is what was asked for).
+    /// Starts rmax's search: at full strength its lines on the thinking line; at a level
+    /// (which may play another line than its best) a running clock. With a time it stops at
+    /// a mate found (a depth is what was asked for).
     fn think(&mut self) {
-        let board = *self.game.board();
-        let (movetime, depth, mate) = match self.limit {
+        let (board, mut ask) = (*self.game.board(), Ask::default());
+        (ask.movetime, ask.depth, ask.mate) = match self.limit {
             Limit::Millis(ms) => (Some(ms as i64), None, Some(i64::MAX)),
-            Limit::Depth(d) => (None, Some(i64::from(d)), None),
+            Limit::Depth(d) => (None, Some(d), None),
         };
         let pace = self.pace.then(|| self.pace_ms());
-        let level = self.level.map(|level| Level { pace, ..level });
-        let ask = Ask {
-            movetime,
-            depth,
-            mate,
-            level,
-            ..Ask::default()
-        };
-        let (live, lines_shown) = (self.live, level.is_none());
-        if live {
-            print_now(&format!("{CLEAR_LINE}{THINKING}..."));
-        } else {
-            say!("{THINKING}.");
+        ask.level = self.level.map(|level| Level { pace, ..level });
+        let (live, lines) = (self.live, self.level.is_none());
+        match live {
+            true => print_now(&format!("{CLEAR_LINE}{THINKING}...")),
+            false => say!("{THINKING}."),
         }
-        if live && !lines_shown {
+        if live && !lines {
             self.ticking = Arc::new(Mutex::new(true));
             tick(self.ticking.clone());
         }
-        let print = move |info: &Info| match (lines_shown, live) {
-            (false, _) => {}
-            (true, true) => print_now(&fit(&format!(
-                "{CLEAR_LINE}{THINKING} {}",
-                search_line(&board, info)
-            ))),
-            (true, false) => say!("  {}", search_line(&board, info)),
+        let print = move |info: &Info| {
+            let text = format!("{THINKING} {}", search_line(&board, info));
+            match (lines, live) {
+                (true, true) => print_now(&fit(&text)),
+                (true, false) => say!("  {}", search_line(&board, info)),
+                (false, _) => {}
+            }
         };
         self.search.start(&self.game, plan(ask), Box::new(print));
     }
 
-    /// `analyse [n]`: the n best lines, each with its score from White's side and its moves in
-    /// SAN, deepening until Enter; at full strength whatever the level (advice, not play).
+    /// `analyse [n]`: the n best lines, each with its score from White's side and its moves
+    /// in SAN, deepening until Enter; at full strength whatever the level (advice, not play).
     fn analyse(&mut self, arg: &str) {
         let (default, most) = ANALYSIS_LINES;
         let lines = match int(arg).filter(|n| (1..=most).contains(n)) {
-            _ if arg.is_empty() => default as usize,
+            _ if arg.is_empty() => default,
             Some(n) => n as usize,
             None => return say!("analyse needs a number of lines from 1 to {most} (analyse 3)."),
         };
@@ -696,8 +660,10 @@ impl Terminal {
         }
         let board = *self.game.board();
         let shown = lines.min(board.gen(false).len());
-        let s = if shown == 1 { "" } else { "s" };
-        say!("rmax analyses the {shown} best line{s} (Enter: stop).");
+        say!(
+            "rmax analyses the {shown} best line{} (Enter: stop).",
+            if shown == 1 { "" } else { "s" }
+        );
         self.analysing = true;
         *lock(&self.view) = View::default();
         let (view, live) = (self.view.clone(), self.live);
@@ -706,18 +672,14 @@ impl Terminal {
             if !live {
                 return say!("  {text}");
             }
-            let mut view = lock(&view);
-            let i = info.multipv.max(1) - 1;
+            let (mut view, i) = (lock(&view), info.multipv.max(1) - 1);
             let n = view.lines.len().max(i + 1);
             view.lines.resize(n, String::new());
             view.lines[i] = text;
             view.draw();
         };
-        let ask = Ask {
-            lines,
-            infinite: true,
-            ..Ask::default()
-        };
+        let mut ask = Ask::default();
+        (ask.lines, ask.infinite) = (lines, true);
         self.search.start(&self.game, plan(ask), Box::new(print));
     }
 
@@ -736,11 +698,8 @@ impl Terminal {
         let (board, info) = (*self.game.board(), outcome.info);
         if let Some(m) = outcome.best {
             let score = Score::white(info.score, board.side).pawns();
-            let (depth, secs) = (info.depth, info.ms as f64 / 1000.0);
-            say!(
-                "rmax plays {}   (depth {depth}, {score}, {secs:.2} s)",
-                numbered(&board, m)
-            );
+            let (played, depth, secs) = (numbered(&board, m), info.depth, info.ms as f64 / 1e3);
+            say!("rmax plays {played}   (depth {depth}, {score}, {secs:.2} s)");
             self.game.push(m);
         }
         self.show_and_end();
@@ -756,8 +715,7 @@ impl Terminal {
     /// Wipes the thinking line (on a terminal) and stops its clock, under the clock's lock,
     /// so that no tick comes after the move is shown.
     fn clear_thinking(&self) {
-        let mut ticking = lock(&self.ticking);
-        *ticking = false;
+        *lock(&self.ticking) = false;
         if self.live {
             print_now(CLEAR_LINE);
         }
@@ -770,11 +728,7 @@ impl Terminal {
             return self.show();
         }
         // the person's last move, and rmax's reply if rmax moved last
-        let take = if self.game.board().side == self.human {
-            2
-        } else {
-            1
-        };
+        let take = 1 + usize::from(self.game.board().side == self.human);
         match self.game.moves.len() {
             0 => return say!("Nothing to undo."),
             n if n < take => {
@@ -782,23 +736,19 @@ impl Terminal {
                     "Nothing of yours to undo: rmax made the only move. Type new to start again."
                 )
             }
-            _ => {}
-        }
-        for _ in 0..take {
-            self.game.pop();
+            _ => (0..take).for_each(|_| self.game.pop()),
         }
         self.show();
     }
 
     /// The board from the person's side (unless flipped), the last move's squares in
-    /// brackets; who is to move, the last move, check, and how rmax plays when not as by
-    /// default.
+    /// brackets; who is to move, the last move, check, and how rmax plays if not by default.
     fn show(&self) {
-        let board = self.game.board();
-        let turned = self.flip != (self.human == 16);
-        let last = self.game.moves.last();
+        let (board, last) = (self.game.board(), self.game.moves.last());
         let marked = |square: usize| last.is_some_and(|m| m.from == square || m.to == square);
-        let text = diagram(board, turned, marked, |p| self.piece(p));
+        let text = diagram(board, self.flip != (self.human == 16), marked, |p| {
+            self.piece(p)
+        });
         let last = self.game.last_numbered();
         let status = match self.game.end() {
             Some(_) => last.map_or(String::new(), |s| format!("Last move {s}.")),
@@ -827,14 +777,21 @@ impl Terminal {
     fn piece(&self, p: u8) -> char {
         let letter = letter(p);
         let symbol = ".PNBRQKpnbrqk".find(letter).filter(|_| self.unicode);
-        symbol
-            .and_then(|i| "·♙♘♗♖♕♔♟♞♝♜♛♚".chars().nth(i))
-            .unwrap_or(letter)
+        let symbol = symbol.and_then(|i| "·♙♘♗♖♕♔♟♞♝♜♛♚".chars().nth(i));
+        symbol.unwrap_or(letter)
     }
 }
 
 pub fn prompt() {
     print_now("rmax> ");
+}
+
+/// `on` or `off`.
+fn on_off(arg: &str) -> Option<bool> {
+    ["off", "on"]
+        .iter()
+        .position(|w| arg.eq_ignore_ascii_case(w))
+        .map(|i| i == 1)
 }
 
 /// Rewrites the thinking line with the time since now, every TICK_MS, while `ticking`.
@@ -854,49 +811,54 @@ fn tick(ticking: Arc<Mutex<bool>>) {
 /// Prints `text` without a newline, at once.
 fn print_now(text: &str) {
     let mut out = std::io::stdout().lock();
-    let _ = write!(out, "{text}");
-    let _ = out.flush();
+    let _ = write!(out, "{text}").and_then(|()| out.flush());
 }
 
-/// A line cut to the screen's width, CLEAR_LINE aside.
+/// A line cut to the screen's width, after CLEAR_LINE.
 fn fit(line: &str) -> String {
-    line.chars().take(LINE_WIDTH + CLEAR_LINE.len()).collect()
+    CLEAR_LINE.to_string() + &line.chars().take(LINE_WIDTH).collect::<String>()
 }
 
 /// A line of the search as the thinking line and the analysis show it: its depth, its score
 /// from White's side, the time so far and its moves in SAN.
 fn search_line(board: &Board, info: &Info) -> String {
     let score = Score::white(info.score, board.side).pawns();
-    let (depth, secs) = (info.depth, info.ms as f64 / 1000.0);
-    format!(
-        "depth {depth}  {score}  {secs:.1} s  {}",
-        line_san(board, &info.pv)
-    )
+    let (depth, secs, line) = (info.depth, info.ms as f64 / 1e3, line_san(board, &info.pv));
+    format!("depth {depth}  {score}  {secs:.1} s  {line}")
 }
 
 /// Does the locale say the terminal shows UTF-8 (so that chess symbols can be drawn)?
 fn utf8_locale() -> bool {
-    let names = ["LC_ALL", "LC_CTYPE", "LANG"].iter();
-    let value = names
-        .filter_map(|name| std::env::var(name).ok())
-        .find(|v| !v.is_empty());
-    value.is_some_and(|v| {
-        v.to_ascii_lowercase().contains("utf-8") || v.to_ascii_lowercase().contains("utf8")
-    })
+    let vars = ["LC_ALL", "LC_CTYPE", "LANG"].map(|name| std::env::var(name).unwrap_or_default());
+    let value = vars
+        .into_iter()
+        .find(|v| !v.is_empty())
+        .unwrap_or_default()
+        .to_lowercase();
+    value.contains("utf-8") || value.contains("utf8")
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::level::{ELO_DEFAULT, ELO_MAX, ELO_MIN};
+    use super::*;
 
-    /// `help` is a fixed text: it must offer the range the level table does.
+    /// HELP is a fixed text: it names every command, and the range the level table offers.
     #[test]
-    fn the_help_offers_the_levels_range() {
-        let level = super::COMMANDS
+    fn the_help_names_every_command_and_the_levels_range() {
+        let range = format!(
+            "({} to {}; level {})",
+            level::ELO_MIN,
+            level::ELO_MAX,
+            level::ELO_DEFAULT
+        );
+        assert!(HELP.contains(&range), "{range}");
+        let named: Vec<&str> = HELP.split(|c: char| !c.is_alphanumeric()).collect();
+        for word in COMMANDS
             .iter()
-            .find(|c| c.0 == ["level"])
-            .expect("level");
-        let range = format!("({ELO_MIN} to {ELO_MAX}; level {ELO_DEFAULT})");
-        assert!(level.2.contains(&range), "{range}");
+            .flat_map(|c| c.0)
+            .filter(|w| !["help", "?", "exit"].contains(w))
+        {
+            assert!(named.contains(word), "{word}");
+        }
     }
 }

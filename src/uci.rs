@@ -16,29 +16,37 @@ use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// An option: a spin (default, min, max, the unit its error names), a check, or a button.
-enum Kind {
-    Spin(i64, i64, i64, &'static str),
-    Check,
-    Button,
-}
-
-/// The options, in the order `uci` lists them (SimulateThinkingTime: Velvet's name for a
-/// level's human pace).
-const OPTIONS: [(&str, Kind); 8] = [
-    ("Hash", Kind::Spin(HASH_MB as i64, 1, 1024, " (MB)")),
-    ("Clear Hash", Kind::Button),
-    ("Move Overhead", Kind::Spin(OVERHEAD_MS, 0, 5000, " (ms)")),
-    ("Threads", Kind::Spin(1, 1, MAX_THREADS as i64, "")),
-    ("MultiPV", Kind::Spin(1, 1, MAX_LINES as i64, "")),
-    ("UCI_LimitStrength", Kind::Check),
-    ("UCI_Elo", Kind::Spin(ELO_DEFAULT, ELO_MIN, ELO_MAX, "")),
-    ("SimulateThinkingTime", Kind::Check),
+/// The options in the order `uci` lists them: name, default, min, max, and the kind: a
+/// spin's unit in its error, or `check` or `button` (SimulateThinkingTime: Velvet's name for
+/// a level's human pace).
+const OPTIONS: [(&str, i64, i64, i64, &str); 8] = [
+    ("Hash", HASH_MB as i64, 1, 1024, " (MB)"),
+    ("Clear Hash", 0, 0, 0, "button"),
+    ("Move Overhead", OVERHEAD_MS, 0, 5000, " (ms)"),
+    ("Threads", 1, 1, MAX_THREADS as i64, ""),
+    ("MultiPV", 1, 1, MAX_LINES as i64, ""),
+    ("UCI_LimitStrength", 0, 0, 1, "check"),
+    ("UCI_Elo", ELO_DEFAULT, ELO_MIN, ELO_MAX, ""),
+    ("SimulateThinkingTime", 0, 0, 1, "check"),
 ];
 
 /// What `go` searches at most when a clock is not a number (ms): rather a quick move than a
 /// search without end or a loss on time.
 const SAFE_MOVETIME: i64 = 1000;
+
+/// The words of `go` that take a number.
+const NUMERIC: [&str; 10] = [
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "movetime",
+    "depth",
+    "nodes",
+    "mate",
+    "perft",
+];
 
 pub struct Uci {
     input: Receiver<Event>,
@@ -49,27 +57,23 @@ pub struct Uci {
     /// Why the last `position` was refused, until a good one or `ucinewgame`: `go` must not
     /// play a move of the position before it (in the wrong game).
     refused: Option<String>,
-    /// `debug on`: a search's answer starts `info string threads N nodes a b ...`.
+    /// `debug on`: an answer starts `info string threads N nodes a b ...`.
     debug: bool,
     /// The search is `go infinite` or `go ponder`: its move waits for `stop` or `ponderhit`.
     held: bool,
-    /// A `go ponder` search: when our clock starts (the stop rule's), when it began, and its
+    /// A `go ponder` search: when our clock starts (its stop rule's), when it began, and its
     /// hard limit once the clock runs.
     ponder: Option<(Arc<AtomicU64>, Instant, u64)>,
-    /// The first move of the last line 1 shown: when the move played is another (a search
-    /// stopped mid-iteration, a level's pick), the GUI is shown its line.
+    /// The first move of the last line 1 shown: a move played that is another (a search
+    /// stopped mid-iteration, a level's pick) is shown with its line.
     shown: Arc<Mutex<Option<Move>>>,
 }
 
 impl Uci {
     pub fn new(input: Receiver<Event>, events: Sender<Event>) -> Uci {
-        let values = OPTIONS.iter().map(|(_, kind)| match kind {
-            Kind::Spin(default, ..) => *default,
-            _ => 0,
-        });
         let (game, search) = (Game::new(start_board()), Searcher::new(events));
-        let (values, refused, debug, held) = (values.collect(), None, false, false);
-        let (ponder, shown) = (None, Arc::default());
+        let values = OPTIONS.iter().map(|o| o.1).collect();
+        let (refused, debug, held, ponder, shown) = (None, false, false, None, Arc::default());
         Uci {
             input,
             game,
@@ -88,12 +92,11 @@ impl Uci {
         loop {
             match self.input.recv() {
                 Ok(Event::Line(line)) if !self.command(&line) => break,
-                Ok(Event::Line(_)) => {}
-                Ok(Event::TooLong(bytes)) => say!(
-                    "info string error: a line of {bytes} bytes is too long (at most {MAX_LINE}); ignored"
-                ),
+                Ok(Event::TooLong(n)) => {
+                    say!("info string error: a line of {n} bytes is too long (at most {MAX_LINE}); ignored")
+                }
                 Ok(Event::Done(id)) if self.search.is_current(id) && !self.held => self.conclude(),
-                Ok(Event::Done(_)) => {}
+                Ok(Event::Line(_) | Event::Done(_)) => {}
                 // no `stop` can come any more: a perft ends by itself (`printf 'go perft 3\n'
                 // | rmax` is answered), a search is stopped and plays its move
                 Ok(Event::Eof) | Err(_) => {
@@ -106,7 +109,7 @@ impl Uci {
     }
 
     /// Obeys one line; false for `quit`.
-    pub fn command(&mut self, line: &str) -> bool {
+    fn command(&mut self, line: &str) -> bool {
         let words: Vec<&str> = line.split_whitespace().collect();
         let Some((&cmd, args)) = words.split_first() else {
             return true;
@@ -114,27 +117,25 @@ impl Uci {
         if !matches!(cmd, "stop" | "isready" | "quit") {
             self.search.let_perft_end();
         }
-        match cmd {
-            "uci" => identify(),
-            "isready" => say!("readyok"),
-            "debug" => match args {
-                [on @ ("on" | "off")] => self.debug = *on == "on",
-                _ => say!("info string error: debug takes on or off"),
-            },
-            "register" => {}
-            "setoption" => self.setoption(args),
-            "ucinewgame" => {
+        match (cmd, args) {
+            ("uci", _) => identify(),
+            ("isready", _) => say!("readyok"),
+            ("debug", [on @ ("on" | "off")]) => self.debug = *on == "on",
+            ("debug", _) => say!("info string error: debug takes on or off"),
+            ("register", _) => {}
+            ("setoption", _) => self.setoption(args),
+            ("ucinewgame", _) => {
                 self.conclude();
                 self.search.new_game();
                 (self.game, self.refused) = (Game::new(start_board()), None);
             }
-            "position" => self.position(args),
-            "go" => self.go(args),
-            "stop" => self.conclude(),
-            "ponderhit" => self.ponderhit(),
+            ("position", _) => self.position(args),
+            ("go", _) => self.go(args),
+            ("stop", _) => self.conclude(),
+            ("ponderhit", _) => self.ponderhit(),
             // not UCI, but as Stockfish: for people and scripts looking into the engine
-            "eval" | "d" => self.inspect(cmd),
-            "quit" => return false,
+            ("eval" | "d", _) => self.inspect(cmd),
+            ("quit", _) => return false,
             _ => say!("info string error: unknown command '{}'", short(cmd)),
         }
         true
@@ -153,29 +154,26 @@ impl Uci {
             Some(i) => (rest[..i].join(" "), rest[i + 1..].join(" ")),
             None => (rest.join(" "), String::new()),
         };
-        let Some(i) = OPTIONS
-            .iter()
-            .position(|(n, _)| n.eq_ignore_ascii_case(&name))
-        else {
+        let Some(i) = OPTIONS.iter().position(|o| o.0.eq_ignore_ascii_case(&name)) else {
             return set_tunable(&name, &value);
         };
-        let (name, kind) = &OPTIONS[i];
-        let parsed = match (kind, value.to_ascii_lowercase().as_str()) {
-            (Kind::Spin(_, min, max, unit), v) => v
+        let (name, _, min, max, kind) = OPTIONS[i];
+        let v = match (kind, value.to_ascii_lowercase().as_str()) {
+            ("check", "false" | "true") => Ok(i64::from(value.len() == 4)),
+            ("check", _) => Err(format!("{name} needs true or false")),
+            ("button", _) => Ok(0),
+            (unit, v) => v
                 .parse()
                 .ok()
-                .filter(|v| (min..=max).contains(&v))
+                .filter(|v| (min..=max).contains(v))
                 .ok_or(format!("{name} needs a value from {min} to {max}{unit}")),
-            (Kind::Check, "true" | "false") => Ok(i64::from(value.eq_ignore_ascii_case("true"))),
-            (Kind::Check, _) => Err(format!("{name} needs true or false")),
-            (Kind::Button, _) => Ok(0),
         };
-        let v = match parsed {
+        let v = match v {
             Ok(v) => v,
             Err(e) => return say!("info string error: {e}, not '{}'", short(&value)),
         };
         self.values[i] = v;
-        match *name {
+        match name {
             "Hash" | "Clear Hash" => {
                 self.conclude(); // (a new table stops the search: its move is still played)
                 self.search.resize(self.option("Hash") as usize);
@@ -200,35 +198,26 @@ impl Uci {
         }
     }
 
-    /// `go`: its words parsed into an Ask, and a search whose `info` lines and `bestmove` are
-    /// the answer.
+    /// `go`: its words into an Ask, and a search whose `info` lines and `bestmove` answer.
     fn go(&mut self, args: &[&str]) {
         self.conclude();
-        let board = *self.game.board();
-        let go = Go::parse(args, &board);
-        go.complain();
         if let Some(refused) = &self.refused {
             say!("info string error: no position to search (the last one was refused: {refused})");
             return say!("bestmove 0000");
         }
-        if go.perft {
-            if let Some(depth) = go.number("perft") {
-                self.search.perft(board, depth.clamp(0, 64) as u32);
-            }
-            return; // (a bad depth was reported above)
-        }
-        let mut plan = plan(self.ask(&go));
-        let (held, hard) = (go.infinite || go.ponder, plan.hard);
+        let Some(ask) = self.ask(args) else {
+            return; // (a perft)
+        };
+        let (held, ponder) = (ask.infinite || ask.ponder, ask.ponder);
+        let mut plan = plan(ask);
         // a level's pace within the move's hard limit, and none while held: the wait could
         // outlast the budget after ponderhit
-        let paced = self.option("SimulateThinkingTime") == 1 && !held;
+        let (hard, paced) = (plan.hard, self.option("SimulateThinkingTime") == 1 && !held);
         if let Some(level) = &mut plan.level {
             level.pace = paced.then(|| hard.min(pace::MAX_MS));
         }
-        self.held = held;
-        self.ponder = go
-            .ponder
-            .then(|| (plan.started.clone(), Instant::now(), hard));
+        let started = plan.started.clone();
+        (self.held, self.ponder) = (held, ponder.then(|| (started, Instant::now(), hard)));
         *lock(&self.shown) = None;
         let (multi, shown) = (self.option("MultiPV") > 1, self.shown.clone());
         let table = self.search.engine().tt.clone();
@@ -241,40 +230,45 @@ impl Uci {
         self.search.start(&self.game, plan, Box::new(print));
     }
 
-    /// The clock and limits of a `go` for the side to move. A bad number must not become a
-    /// search without end: with the clock unknown, or no limit left at all, SAFE_MOVETIME.
-    fn ask(&self, go: &Go) -> Ask {
-        let white = self.game.board().side == 8;
-        let (time, inc) = if white {
+    /// The Ask of `go`'s words for the side to move, or None for a perft (started unless its
+    /// depth is bad). Errors are said in one line (a garbage line of 5000 words gets one
+    /// answer); a bad number must not become a search without end: with the clock unknown,
+    /// or no limit left, at most SAFE_MOVETIME.
+    fn ask(&mut self, args: &[&str]) -> Option<Ask> {
+        let (board, mut ask) = (*self.game.board(), Ask::default());
+        let (numbers, errors, bad_clock) = parse_go(args, &board, &mut ask);
+        if let Some(first) = errors.first() {
+            let more = (errors.len() > 1).then(|| format!(" (and {} more)", errors.len() - 1));
+            say!("info string error: go: {first}{}", more.unwrap_or_default());
+        }
+        let number = |word: &str| numbers.get(word).copied();
+        if args.contains(&"perft") {
+            if let Some(depth) = number("perft") {
+                self.search.perft(board, depth.clamp(0, 64) as u32);
+            }
+            return None;
+        }
+        let (time, inc) = if board.side == 8 {
             ("wtime", "winc")
         } else {
             ("btime", "binc")
         };
-        let to_go = go.number("movestogo");
-        let clock = go
-            .number(time)
-            .map(|t| (t, go.number(inc).unwrap_or(0), to_go));
-        let mut movetime = go.number("movetime");
-        let limited = !go.numbers.is_empty() || go.infinite || go.ponder;
-        if go.bad_clock || !go.errors.is_empty() && !limited {
+        ask.clock = number(time).map(|t| (t, number(inc).unwrap_or(0), number("movestogo")));
+        (ask.movetime, ask.depth, ask.nodes) =
+            (number("movetime"), number("depth"), number("nodes"));
+        (ask.mate, ask.lines) = (number("mate"), self.option("MultiPV") as usize);
+        ask.overhead = self.option("Move Overhead");
+        let level = Level::new(self.option("UCI_Elo"));
+        ask.level = level.filter(|_| self.option("UCI_LimitStrength") == 1);
+        let limited = !numbers.is_empty() || ask.infinite || ask.ponder;
+        if bad_clock || !errors.is_empty() && !limited {
             say!("info string error: go: searching {SAFE_MOVETIME} ms at most");
-            movetime = Some(movetime.map_or(SAFE_MOVETIME, |ms| ms.min(SAFE_MOVETIME)));
+            let safe = ask
+                .movetime
+                .map_or(SAFE_MOVETIME, |ms| ms.min(SAFE_MOVETIME));
+            ask.movetime = Some(safe);
         }
-        let strength = self.option("UCI_LimitStrength") == 1;
-        Ask {
-            clock,
-            movetime,
-            overhead: self.option("Move Overhead"),
-            depth: go.number("depth"),
-            nodes: go.number("nodes"),
-            mate: go.number("mate"),
-            lines: self.option("MultiPV") as usize,
-            infinite: go.infinite,
-            ponder: go.ponder,
-            level: strength
-                .then(|| Level::new(self.option("UCI_Elo")))
-                .flatten(),
-        }
+        Some(ask)
     }
 
     /// The opponent played the move pondered on: our clock runs from now.
@@ -308,9 +302,13 @@ impl Uci {
             );
         }
         let (best, info, multi) = (outcome.best, outcome.info, self.option("MultiPV") > 1);
+        let mated = if self.game.board().in_check() {
+            "mate 0"
+        } else {
+            "cp 0"
+        };
         match best {
-            None if self.game.board().in_check() => say!("info depth 0 score mate 0"),
-            None => say!("info depth 0 score cp 0"),
+            None => say!("info depth 0 score {mated}"),
             Some(m) if *lock(&self.shown) != Some(m) => {
                 let pv = if info.pv.first() == Some(&m) {
                     info.pv.clone()
@@ -339,17 +337,17 @@ impl Uci {
     /// `eval`: the evaluation explained; `d`: the board, its FEN and key, as Stockfish
     /// prints them. Not of a refused position: the one before is not what the GUI meant.
     fn inspect(&self, cmd: &str) {
-        if let Some(refused) = &self.refused {
-            return say!(
-                "info string error: no position to show (the last one was refused: {refused})"
-            );
-        }
         let board = self.game.board();
-        if cmd == "eval" {
-            return say!("{}", explain(board, &W));
+        match &self.refused {
+            Some(refused) => {
+                say!("info string error: no position to show (the last one was refused: {refused})")
+            }
+            None if cmd == "eval" => say!("{}", explain(board, &W)),
+            None => {
+                let shown = diagram(board, false, |_| false, letter);
+                say!("{shown}\n\nFen: {}\nKey: {:016X}", board.fen(), board.key);
+            }
         }
-        let shown = diagram(board, false, |_| false, letter);
-        say!("{shown}\n\nFen: {}\nKey: {:016X}", board.fen(), board.key);
     }
 }
 
@@ -374,12 +372,54 @@ fn game_of(args: &[&str]) -> Result<Game, String> {
         [w, ..] => return Err(format!("position: 'moves' expected, not '{}'", short(w))),
     };
     for text in moves {
-        match game.board().parse_move(&text.to_ascii_lowercase()) {
-            Some(m) => game.push(m),
-            None => return Err(format!("illegal move '{}' in position", short(text))),
-        }
+        let Some(m) = game.board().parse_move(&text.to_ascii_lowercase()) else {
+            return Err(format!("illegal move '{}' in position", short(text)));
+        };
+        game.push(m);
     }
     Ok(game)
+}
+
+/// The words of `go` in `board` (whose moves `searchmoves` may list): the numbers by their
+/// word, `infinite` and `ponder` into `ask`; what was wrong, and whether a clock was.
+fn parse_go<'a>(
+    args: &[&'a str],
+    board: &Board,
+    ask: &mut Ask,
+) -> (HashMap<&'a str, i64>, Vec<String>, bool) {
+    let (mut numbers, mut errors, mut bad_clock) = (HashMap::new(), vec![], false);
+    let keyword =
+        |w: &&&str| NUMERIC.contains(w) || ["infinite", "ponder", "searchmoves"].contains(w);
+    let mut words = args.iter().peekable();
+    while let Some(&word) = words.next() {
+        match word {
+            "infinite" => ask.infinite = true,
+            "ponder" => ask.ponder = true,
+            "searchmoves" => {
+                errors.push("searchmoves is not supported, all moves are searched".into());
+                while words.next_if(|w| board.parse_move(w).is_some()).is_some() {}
+            }
+            _ if NUMERIC.contains(&word) => match words.peek().and_then(|w| int(w)) {
+                Some(v) => {
+                    words.next();
+                    numbers.insert(word, v);
+                }
+                None => {
+                    // the bad value goes with its word, unless it is the next keyword
+                    let value = words
+                        .next_if(|w| !keyword(w))
+                        .map(|v| format!(", not '{}'", short(v)));
+                    errors.push(format!(
+                        "{word} needs a whole number{}",
+                        value.unwrap_or_default()
+                    ));
+                    bad_clock |= !["movetime", "depth", "nodes", "mate", "perft"].contains(&word);
+                }
+            },
+            _ => errors.push(format!("unknown word '{}'", short(word))),
+        }
+    }
+    (numbers, errors, bad_clock)
 }
 
 /// A tune build's search constant (`src/tuning.rs`).
@@ -403,104 +443,15 @@ fn set_tunable(name: &str, _value: &str) {
     say!("info string error: unknown option '{}'", short(name));
 }
 
-/// The words of `go` that take a number.
-const NUMERIC: [&str; 10] = [
-    "wtime",
-    "btime",
-    "winc",
-    "binc",
-    "movestogo",
-    "movetime",
-    "depth",
-    "nodes",
-    "mate",
-    "perft",
-];
-
-/// The words of a `go` command: the numbers by their word, and what was wrong with them.
-#[derive(Default)]
-struct Go<'a> {
-    numbers: HashMap<&'a str, i64>,
-    infinite: bool,
-    ponder: bool,
-    /// `perft` came (its depth is among the numbers unless it was bad).
-    perft: bool,
-    errors: Vec<String>,
-    /// A clock was not a number: the clock is unknown.
-    bad_clock: bool,
-}
-
-impl<'a> Go<'a> {
-    /// The words after `go` in `board` (whose moves `searchmoves` may list).
-    fn parse(args: &[&'a str], board: &Board) -> Go<'a> {
-        let mut go = Go {
-            perft: args.contains(&"perft"),
-            ..Go::default()
-        };
-        let mut words = args.iter().peekable();
-        while let Some(&word) = words.next() {
-            match word {
-                "infinite" => go.infinite = true,
-                "ponder" => go.ponder = true,
-                "searchmoves" => {
-                    go.errors
-                        .push("searchmoves is not supported, all moves are searched".into());
-                    while words.next_if(|w| board.parse_move(w).is_some()).is_some() {}
-                }
-                _ if NUMERIC.contains(&word) => match words.peek().and_then(|w| int(w)) {
-                    Some(v) => {
-                        words.next();
-                        go.numbers.insert(word, v);
-                    }
-                    None => {
-                        // the bad value goes with its word, unless it is the next keyword
-                        let keyword = |w: &&&str| {
-                            NUMERIC.contains(w)
-                                || matches!(**w, "infinite" | "ponder" | "searchmoves")
-                        };
-                        let value = words.next_if(|w| !keyword(w));
-                        let value =
-                            value.map_or(String::new(), |v| format!(", not '{}'", short(v)));
-                        go.errors
-                            .push(format!("{word} needs a whole number{value}"));
-                        go.bad_clock |=
-                            !matches!(word, "movetime" | "depth" | "nodes" | "mate" | "perft");
-                    }
-                },
-                _ => go.errors.push(format!("unknown word '{}'", short(word))),
-            }
-        }
-        go
-    }
-
-    fn number(&self, word: &str) -> Option<i64> {
-        self.numbers.get(word).copied()
-    }
-
-    /// One line for all the complaints: a garbage line of 5000 words gets one answer.
-    fn complain(&self) {
-        if let Some(first) = self.errors.first() {
-            let more = match self.errors.len() {
-                1 => String::new(),
-                n => format!(" (and {} more)", n - 1),
-            };
-            say!("info string error: go: {first}{more}");
-        }
-    }
-}
-
 /// The answer to `uci`: who rmax is, its options, `uciok`.
 fn identify() {
     say!("id name rmax {VERSION}\nid author the rmax authors");
-    for (name, kind) in &OPTIONS {
-        let kind = match kind {
-            Kind::Spin(default, min, max, _) => {
-                format!("spin default {default} min {min} max {max}")
-            }
-            Kind::Check => "check default false".into(),
-            Kind::Button => "button".into(),
-        };
-        say!("option name {name} type {kind}");
+    for (name, default, min, max, kind) in OPTIONS {
+        match kind {
+            "check" => say!("option name {name} type check default false"),
+            "button" => say!("option name {name} type button"),
+            _ => say!("option name {name} type spin default {default} min {min} max {max}"),
+        }
     }
     #[cfg(feature = "tune")]
     for p in rmax::tuning::PARAMS {
@@ -512,8 +463,10 @@ fn identify() {
 
 /// The `info` line of an iteration's line; with `multi` (MultiPV above 1) it names its line.
 fn uci_info(i: &Info, multi: bool, hashfull: usize) -> String {
-    let score = Score::of(i.score).uci();
-    let nps = i.nodes.saturating_mul(1000) / i.ms.max(1);
+    let (score, nps) = (
+        Score::of(i.score).uci(),
+        i.nodes.saturating_mul(1000) / i.ms.max(1),
+    );
     let line = if multi {
         format!(" multipv {}", i.multipv.max(1))
     } else {
@@ -526,5 +479,6 @@ fn uci_info(i: &Info, multi: bool, hashfull: usize) -> String {
     };
     // (extensions aside, the search went at least the depth deep)
     let (depth, seldepth, nodes, ms) = (i.depth, i.seldepth.max(i.depth as usize), i.nodes, i.ms);
-    format!("info depth {depth} seldepth {seldepth}{line} score {score} nodes {nodes} nps {nps} time {ms} hashfull {hashfull}{pv}")
+    let counts = format!("nodes {nodes} nps {nps} time {ms} hashfull {hashfull}");
+    format!("info depth {depth} seldepth {seldepth}{line} score {score} {counts}{pv}")
 }

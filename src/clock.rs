@@ -258,15 +258,7 @@ mod tests {
     #[test]
     fn every_budget_is_ordered_and_within_the_clock_less_the_reserve() {
         let clocks = (0..=300).chain((0..40).map(|k| (1.6f64.powi(k) as i64) - 1));
-        let to_gos = [
-            None,
-            Some(0),
-            Some(1),
-            Some(2),
-            Some(5),
-            Some(40),
-            Some(1000),
-        ];
+        let to_gos = [-1, 0, 1, 2, 5, 40, 1000].map(|g| (g >= 0).then_some(g));
         let grid = to_gos
             .iter()
             .flat_map(|&g| [0, 10, 50, 1000].map(|o| (g, o)));
@@ -282,24 +274,17 @@ mod tests {
                         1 <= b.base && b.base <= b.most && b.most <= b.hard,
                         "{what}"
                     );
-                    assert!(
-                        b.hard as i64 <= left && b.hard as f64 <= half,
-                        "{what}: {b:?}"
-                    );
+                    assert!(b.hard as i64 <= left && b.hard as f64 <= half, "{what}");
                 }
             }
         }
         // sudden death keeps the overhead of 20 moves to come; an increment that pays it,
         // none; 40 moves to the control, 20 of its 39; 5 moves to it, those 4
-        let reserves = [
-            (0, None),
-            (100, None),
-            (4, None),
-            (0, Some(40)),
-            (0, Some(5)),
-        ];
-        let reserves = reserves.map(|(inc, to_go)| reserve(inc, to_go, 10));
-        assert_eq!(reserves, [210, 10, 130, 210, 50]);
+        assert_eq!(
+            [0, 100, 4].map(|inc| reserve(inc, None, 10)),
+            [210, 10, 130]
+        );
+        assert_eq!([40, 5].map(|m| reserve(0, Some(m), 10)), [210, 50]);
         let b = Budget::new(1000, 10, None, 10); // 1+0.01: some thought, long before the flag
         assert_eq!((b.base, b.most, b.hard), (40, 101, 202));
         let last = Budget::new(2000, 0, Some(1), 10); // the last move before the control
@@ -323,14 +308,8 @@ mod tests {
         assert!(moves >= 30, "{moves} moves from 100 ms");
         // 10+0 and 5+0 with 1 ms of delay a move: 150 moves of 1.5 base times (the last
         // iteration finishing late), or 140 each at its most (every move a crisis)
-        let games = [
-            (10_000, 150, 0),
-            (10_000, 140, 1),
-            (5_000, 150, 0),
-            (5_000, 140, 1),
-        ];
-        for (start, moves, spend) in games {
-            let mut clock = start;
+        for (start, spend) in [(10_000, 0), (10_000, 1), (5_000, 0), (5_000, 1)] {
+            let (mut clock, moves) = (start, [150, 140][spend]);
             for n in 0..moves {
                 let b = Budget::new(clock, 0, None, OVERHEAD_MS);
                 clock -= [b.base as i64 * 3 / 2, b.most as i64][spend] + 1;
@@ -361,10 +340,7 @@ mod tests {
         let falling = stop(&|k| (e4, 20 - 10 * k as i32));
         let rising = stop(&|k| (e4, 20 + 10 * k as i32));
         assert!(stable < 2000 && moving > 2000, "{stable} {moving}");
-        assert!(
-            falling > stable && rising < stable,
-            "{falling} {rising} {stable}"
-        );
+        assert!(falling > stable && rising < stable, "{falling} {rising}");
         assert!([stable, moving, falling, rising]
             .iter()
             .all(|&ms| ms <= 5050));
@@ -403,22 +379,17 @@ mod tests {
         let mut rule = StopRule::new(minute(true).budget, true, started.clone());
         assert!(!rule.enough(&line(0, e4, 0, 2000)));
         started.store(1_000, Relaxed); // ponderhit after 1 s
-        assert!(!rule.enough(&Info {
-            ms: 1_001,
-            ..line(1, e4, 0, 2000)
-        }));
-        assert!(rule.enough(&Info {
-            ms: 6_000,
-            ..line(2, e4, 0, 2000)
-        }));
+        let at = |k, ms| Info {
+            ms,
+            ..line(k, e4, 0, 2000)
+        };
+        assert!(!rule.enough(&at(1, 1_001)) && rule.enough(&at(2, 6_000)));
         // line 2, changing and falling, never stops the search nor changes when line 1 does
         let mut rule = minute(true);
         let with_line_2 = (0..200).find(|&k| {
-            let line_2 = line(k, [e4, d4][k as usize % 2], -(k as i32), 0);
-            assert!(!rule.enough(&Info {
-                multipv: 2,
-                ..line_2
-            }));
+            let mut line_2 = line(k, [e4, d4][k as usize % 2], -(k as i32), 0);
+            line_2.multipv = 2;
+            assert!(!rule.enough(&line_2));
             rule.enough(&line(k, e4, 20, 2000))
         });
         let alone = stop_time(minute(true), |_| (e4, 20));
@@ -437,10 +408,7 @@ mod tests {
             })
         };
         let (alone, usual, rivals) = (stop(3000, 1), stop(2000, 1), stop(300, 1));
-        assert!(
-            alone < usual && usual < rivals,
-            "{alone:?} {usual:?} {rivals:?}"
-        );
+        assert!(alone < usual && usual < rivals, "{alone:?} {rivals:?}");
         assert_eq!(stop(2000, 2), usual);
     }
 }

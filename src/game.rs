@@ -134,20 +134,14 @@ impl Game {
     /// FEN when it did not start from the start position; its result `*` until it ends.
     pub fn record(&self, white: &str, black: &str, extra: &[(&str, String)]) -> PgnGame {
         let result = self.end().map_or("*", End::score).to_string();
-        let (date, white, black) = (today(), white.into(), black.into());
-        let seven = [
-            ("Event", "rmax game".into()),
-            ("Site", "?".into()),
-            ("Date", date),
-        ];
-        let seven = seven
-            .into_iter()
-            .chain([("Round", "-".into()), ("White", white)]);
-        let seven = seven.chain([("Black", black), ("Result", result.clone())]);
-        let tags = seven
-            .chain(extra.iter().cloned())
-            .map(|(k, v)| (k.to_string(), v));
-        let mut tags: Vec<(String, String)> = tags.collect();
+        let (seven, date) = (
+            ["Event", "Site", "Date", "Round", "White", "Black", "Result"],
+            today(),
+        );
+        let values = ["rmax game", "?", &date, "-", white, black, &result].map(str::to_string);
+        let extra = extra.iter().map(|(k, v)| (*k, v.clone()));
+        let tags = seven.into_iter().zip(values).chain(extra);
+        let mut tags: Vec<(String, String)> = tags.map(|(k, v)| (k.to_string(), v)).collect();
         if self.start.fen() != START {
             tags.push(("SetUp".into(), "1".into()));
             tags.push(("FEN".into(), self.start.fen()));
@@ -342,14 +336,10 @@ pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
             tags.push((k, v));
         }
         let game = read_moves(&tags, &mut tokens, strict);
-        let who = match (tag_value(&tags, "White"), tag_value(&tags, "Black")) {
-            (None, None) => String::new(),
-            (w, b) => format!(
-                " ({} - {})",
-                short(w.unwrap_or("?")),
-                short(b.unwrap_or("?"))
-            ),
-        };
+        let (w, b) = (tag_value(&tags, "White"), tag_value(&tags, "Black"));
+        let name = |v: Option<&str>| short(v.unwrap_or("?"));
+        let who = w.or(b).map(|_| format!(" ({} - {})", name(w), name(b)));
+        let who = who.unwrap_or_default();
         let name = format!("game {}{who}: ", games.len() + 1);
         let (game, result) = game.map_err(|e| if strict { name + &e } else { e })?;
         games.push(PgnGame { tags, game, result });
@@ -470,11 +460,7 @@ pub fn line_san(board: &Board, moves: &[Move]) -> String {
             break;
         }
         let first = i == 0 || board.side == 8;
-        words.push(if first {
-            numbered(&board, m)
-        } else {
-            san(&board, m)
-        });
+        words.push([san, numbered][usize::from(first)](&board, m));
         board.make(m);
     }
     words.join(" ")

@@ -55,11 +55,7 @@ impl Level {
         }
         let upper = TABLE.iter().position(|r| r.0 >= elo).unwrap_or(0);
         let (low, high) = (TABLE[upper.saturating_sub(1)], TABLE[upper]);
-        let t = if high.0 > low.0 {
-            (elo - low.0) as f64 / (high.0 - low.0) as f64
-        } else {
-            0.0
-        };
+        let t = (elo - low.0) as f64 / (high.0 - low.0).max(1) as f64;
         let nodes = low.1 as f64 * (high.1 as f64 / low.1 as f64).powf(t);
         let margin = f64::from(low.3) + f64::from(high.3 - low.3) * t;
         // (between two rows the lower one's lines: the margin needs the candidates)
@@ -97,22 +93,14 @@ impl Level {
         let Some(best) = lines.iter().map(|l| l.score).max() else {
             return 0;
         };
-        let margin = if best > MATE - 999 {
-            0
-        } else {
-            i64::from(self.margin)
-        };
+        let margin = i64::from(self.margin) * i64::from(best <= MATE - 999);
         let alone_at_best = lines.iter().filter(|l| l.score == best).count() == 1;
         let weight = |l: &Info| {
             let loss = i64::from(best) - i64::from(l.score);
             let under = l.pv.first().is_some_and(|m| (2..5).contains(&m.promo));
             let refused =
                 l.pv.is_empty() || loss > margin || under && !(loss == 0 && alone_at_best);
-            if refused {
-                0
-            } else {
-                (margin + 1 - loss.max(0)) as u64
-            }
+            u64::from(!refused) * (margin + 1 - loss.max(0)).max(0) as u64
         };
         let weights: Vec<u64> = lines.iter().map(weight).collect();
         let mut ticket = random % weights.iter().sum::<u64>().max(1);
@@ -212,16 +200,13 @@ impl Lines {
 /// with the time, so that two games at a level differ.
 pub fn random() -> u64 {
     let mut hasher = RandomState::new().build_hasher();
-    hasher.write_u128(
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
+    let now = SystemTime::now().duration_since(UNIX_EPOCH);
+    hasher.write_u128(now.map_or(0, |d| d.as_nanos()));
     hasher.finish()
 }
 
 #[cfg(test)]
-mod tests {
+pub mod tests {
     use super::*;
 
     /// README's level table row by row, and between the rows nodes geometric (the midpoint:
@@ -256,7 +241,7 @@ mod tests {
         }
     }
 
-    fn line(score: i32) -> Info {
+    pub fn line(score: i32) -> Info {
         Info {
             score,
             pv: vec![Move::default()],
@@ -264,19 +249,9 @@ mod tests {
         }
     }
 
-    fn level_1400() -> Level {
-        Level {
-            elo: 1400,
-            nodes: 10_000,
-            lines: 4,
-            margin: 100,
-            pace: None,
-        }
-    }
-
     #[test]
     fn picks_stay_within_the_margin_and_favour_the_better_lines() {
-        let level = level_1400();
+        let level = Level::new(1400).expect("a level");
         let lines = [line(50), line(40), line(-20), line(-300)];
         let mut counts = [0; 4];
         for random in 0..10_000 {
@@ -293,22 +268,14 @@ mod tests {
         // the best score need not come first
         assert!((0..1000).all(|r| strict.pick(&[line(10), line(30), line(-500)], r) == 1));
         // a mate found is played, the shortest, whatever the margin
-        let wide = Level {
-            margin: 1000,
-            ..level
-        };
-        let mates = [
-            line(MATE - 5),
-            line(MATE - 3),
-            line(MATE - 7),
-            line(MATE - 500),
-        ];
+        let (mut wide, mates) = (level, [5, 3, 7, 500].map(|d| line(MATE - d)));
+        wide.margin = 1000;
         assert!((0..1000).all(|r| wide.pick(&mates, r) == 1));
     }
 
     #[test]
     fn an_underpromotion_is_played_only_when_it_scores_above_every_other_line() {
-        let level = level_1400();
+        let level = Level::new(1400).expect("a level");
         let promotion = |promo, score| Info {
             score,
             pv: vec![Move {

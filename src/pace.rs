@@ -61,11 +61,7 @@ pub fn think_ms(
         let hard = 0.5 * close + 0.3 * balance + 0.2 * breadth;
         CHOICE.1 + (MAX_MS as f64 - CHOICE.1) * hard
     };
-    let ms = if board.full <= OPENING_MOVES {
-        ms / 2.0
-    } else {
-        ms
-    };
+    let ms = ms / f64::from(1 + u8::from(board.full <= OPENING_MOVES));
     let jitter = 0.75 + 0.5 * (random % 1001) as f64 / 1000.0; // 0.75 to 1.25
     (ms * jitter).clamp(MIN_MS as f64, MAX_MS as f64) as u64
 }
@@ -73,14 +69,7 @@ pub fn think_ms(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn line(score: i32) -> Info {
-        Info {
-            score,
-            pv: vec![Move::default()],
-            ..Info::default()
-        }
-    }
+    use crate::level::tests::line;
 
     fn at_move(full: u32) -> Board {
         let fen = format!("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 {full}");
@@ -106,30 +95,16 @@ mod tests {
         let b = at_move(9);
         let played = b.gen(false)[0];
         let close = [line(20), line(15), line(10), line(5)];
-        let (hard_low, hard_high) = range(&times(&b, None, played, &close));
-        let obvious = [line(400), line(20), line(10), line(0)];
-        let (easy_low, easy_high) = range(&times(&b, None, played, &obvious));
+        let of = |lines: &[Info]| range(&times(&b, None, played, lines));
+        let (hard_low, hard_high) = of(&close);
+        let (easy_low, easy_high) = of(&[line(400), line(20), line(10), line(0)]);
         assert!(easy_high < hard_low, "{easy_high} {hard_low}");
         assert!(easy_low >= MIN_MS && hard_high <= MAX_MS && hard_high > 2500);
         assert!(easy_low < easy_high, "random: {easy_low} {easy_high}");
         // a mate in one is obvious (about 1 s), a mate in two as hard as its close lines
-        let mate = range(&times(
-            &b,
-            None,
-            played,
-            &[line(MATE - 1), line(MATE - 3), line(10)],
-        ));
-        assert!(
-            750 <= mate.0 && mate.1 <= 1250 && mate.1 < hard_low,
-            "{mate:?}"
-        );
-        let two = range(&times(
-            &b,
-            None,
-            played,
-            &[line(MATE - 3), line(MATE - 5), line(10)],
-        ));
-        assert!(two.0 > mate.1, "{two:?}");
+        let mate = of(&[line(MATE - 1), line(MATE - 3), line(10)]);
+        assert!(750 <= mate.0 && mate.1 <= 1250 && mate.1 < hard_low);
+        assert!(of(&[line(MATE - 3), line(MATE - 5), line(10)]).0 > mate.1);
         // one legal move: the least
         let forced = Board::from_fen("k7/8/8/8/8/8/r7/7K w - - 0 1").expect("a FEN");
         let m = forced.gen(false)[0];

@@ -140,10 +140,8 @@ impl View {
 impl Terminal {
     /// `events`: the input's channel, where searches say they are done.
     pub fn new(events: Sender<Event>) -> Terminal {
-        let (live, keyboard) = (
-            std::io::stdout().is_terminal(),
-            std::io::stdin().is_terminal(),
-        );
+        let live = std::io::stdout().is_terminal();
+        let keyboard = std::io::stdin().is_terminal();
         Terminal {
             game: Game::new(start_board()),
             search: Searcher::new(events),
@@ -302,11 +300,7 @@ impl Terminal {
             let on = (threads > 1).then(|| format!(" on {threads} threads"));
             return format!("at full strength{}", on.unwrap_or_default());
         };
-        let one = if full && threads > 1 {
-            " (one thread)"
-        } else {
-            ""
-        };
+        let one = ["", " (one thread)"][usize::from(full && threads > 1)];
         let most = self.pace_ms() as f64 / 1000.0;
         let pace = match (self.pace, full) {
             (false, _) => ", moving at once".to_string(),
@@ -372,11 +366,8 @@ impl Terminal {
 
     /// `review [seconds]`: the game so far, each move scored, on this thread.
     fn review(&mut self, arg: &str) {
-        let budget = if arg.is_empty() {
-            Ok(Budget::default())
-        } else {
-            Budget::seconds(arg)
-        };
+        let budget = Some(arg).filter(|a| !a.is_empty());
+        let budget = budget.map_or(Ok(Budget::default()), Budget::seconds);
         match budget {
             Err(e) => say!("review {e}, e.g. review 0.2"),
             Ok(_) if self.game.moves.is_empty() => say!("No moves to review yet."),
@@ -399,18 +390,16 @@ impl Terminal {
             return say!("depth needs a number of plies from 1 to 64, e.g. depth 6");
         };
         self.limit = Limit::Depth(depth);
-        say!(
-            "{}, however long it takes (Enter: move now).",
-            self.limit_text()
-        );
+        let text = self.limit_text();
+        say!("{text}, however long it takes (Enter: move now).");
     }
 
     fn set_time(&mut self, arg: &str) {
-        let Some(s) = arg
+        let s = arg
             .parse::<f64>()
             .ok()
-            .filter(|s| *s > 0.0 && s.is_finite())
-        else {
+            .filter(|s| *s > 0.0 && s.is_finite());
+        let Some(s) = s else {
             return say!("time needs the seconds per move, e.g. time 2 or time 0.5");
         };
         if s > MAX_SECONDS {
@@ -470,12 +459,8 @@ impl Terminal {
         };
         self.search.set_threads(n as usize);
         let s = if n == 1 { "" } else { "s" };
-        let level = " (at full strength: a level plays on one)";
-        let level = if self.level.is_some() && n > 1 {
-            level
-        } else {
-            ""
-        };
+        let level = usize::from(self.level.is_some() && n > 1);
+        let level = ["", " (at full strength: a level plays on one)"][level];
         say!("rmax searches on {n} thread{s}{level}.");
     }
 
@@ -543,17 +528,12 @@ impl Terminal {
     fn record(&self) -> PgnGame {
         let (me, rmax) = ("You".to_string(), format!("rmax {VERSION}"));
         let rating = ["BlackElo", "WhiteElo"][usize::from(self.human != 8)];
-        let elo: Vec<(&str, String)> = self
-            .level
-            .map(|l| (rating, l.elo.to_string()))
-            .into_iter()
-            .collect();
-        let (white, black) = if self.human == 8 {
-            (me, rmax)
-        } else {
-            (rmax, me)
-        };
-        self.game.record(&white, &black, &elo)
+        let elo = self.level.map(|l| (rating, l.elo.to_string()));
+        let mut names = [me, rmax];
+        if self.human != 8 {
+            names.swap(0, 1);
+        }
+        self.game.record(&names[0], &names[1], elo.as_slice())
     }
 
     /// `hint`: what rmax would play in the person's place, after a short search.
@@ -595,10 +575,8 @@ impl Terminal {
             }
             Parsed::Ambiguous(moves) => {
                 let moves: Vec<String> = moves.into_iter().map(|m| san(&board, m)).collect();
-                say!(
-                    "Ambiguous move '{text}': it could be {}.",
-                    moves.join(" or ")
-                );
+                let moves = moves.join(" or ");
+                say!("Ambiguous move '{text}': it could be {moves}.");
             }
             Parsed::Illegal => {
                 say!("Illegal move '{text}'{check} (type moves to list the legal moves).")
@@ -660,10 +638,8 @@ impl Terminal {
         }
         let board = *self.game.board();
         let shown = lines.min(board.gen(false).len());
-        say!(
-            "rmax analyses the {shown} best line{} (Enter: stop).",
-            if shown == 1 { "" } else { "s" }
-        );
+        let s = if shown == 1 { "" } else { "s" };
+        say!("rmax analyses the {shown} best line{s} (Enter: stop).");
         self.analysing = true;
         *lock(&self.view) = View::default();
         let (view, live) = (self.view.clone(), self.live);
@@ -753,11 +729,7 @@ impl Terminal {
         let status = match self.game.end() {
             Some(_) => last.map_or(String::new(), |s| format!("Last move {s}.")),
             None => {
-                let who = if board.side == self.human {
-                    "you"
-                } else {
-                    "rmax"
-                };
+                let who = ["rmax", "you"][usize::from(board.side == self.human)];
                 let last = last.map_or(String::new(), |s| format!(", last move {s}"));
                 let check = if board.in_check() { ". Check!" } else { "" };
                 format!("{} to move ({who}){last}{check}", colour(board.side))
@@ -845,12 +817,8 @@ mod tests {
     /// HELP is a fixed text: it names every command, and the range the level table offers.
     #[test]
     fn the_help_names_every_command_and_the_levels_range() {
-        let range = format!(
-            "({} to {}; level {})",
-            level::ELO_MIN,
-            level::ELO_MAX,
-            level::ELO_DEFAULT
-        );
+        let (low, high, default) = (level::ELO_MIN, level::ELO_MAX, level::ELO_DEFAULT);
+        let range = format!("({low} to {high}; level {default})");
         assert!(HELP.contains(&range), "{range}");
         let named: Vec<&str> = HELP.split(|c: char| !c.is_alphanumeric()).collect();
         for word in COMMANDS

@@ -248,11 +248,7 @@ impl Uci {
             }
             return None;
         }
-        let (time, inc) = if board.side == 8 {
-            ("wtime", "winc")
-        } else {
-            ("btime", "binc")
-        };
+        let (time, inc) = [("wtime", "winc"), ("btime", "binc")][usize::from(board.side != 8)];
         ask.clock = number(time).map(|t| (t, number(inc).unwrap_or(0), number("movestogo")));
         (ask.movetime, ask.depth, ask.nodes) =
             (number("movetime"), number("depth"), number("nodes"));
@@ -263,10 +259,7 @@ impl Uci {
         let limited = !numbers.is_empty() || ask.infinite || ask.ponder;
         if bad_clock || !errors.is_empty() && !limited {
             say!("info string error: go: searching {SAFE_MOVETIME} ms at most");
-            let safe = ask
-                .movetime
-                .map_or(SAFE_MOVETIME, |ms| ms.min(SAFE_MOVETIME));
-            ask.movetime = Some(safe);
+            ask.movetime = Some(ask.movetime.unwrap_or(SAFE_MOVETIME).min(SAFE_MOVETIME));
         }
         Some(ask)
     }
@@ -295,35 +288,20 @@ impl Uci {
         };
         if self.debug {
             let nodes: Vec<String> = outcome.threads.iter().map(u64::to_string).collect();
-            say!(
-                "info string threads {} nodes {}",
-                nodes.len(),
-                nodes.join(" ")
-            );
+            let n = nodes.len();
+            say!("info string threads {n} nodes {}", nodes.join(" "));
         }
         let (best, info, multi) = (outcome.best, outcome.info, self.option("MultiPV") > 1);
-        let mated = if self.game.board().in_check() {
-            "mate 0"
-        } else {
-            "cp 0"
-        };
+        let mated = ["cp 0", "mate 0"][usize::from(self.game.board().in_check())];
         match best {
             None => say!("info depth 0 score {mated}"),
             Some(m) if *lock(&self.shown) != Some(m) => {
-                let pv = if info.pv.first() == Some(&m) {
-                    info.pv.clone()
-                } else {
-                    vec![m]
-                };
-                let line = Info {
-                    multipv: 1,
-                    pv,
-                    ..info.clone()
-                };
-                say!(
-                    "{}",
-                    uci_info(&line, multi, hashfull(&self.search.engine().tt))
-                );
+                let (mut line, full) = (info.clone(), hashfull(&self.search.engine().tt));
+                if line.pv.first() != Some(&m) {
+                    line.pv = vec![m];
+                }
+                line.multipv = 1;
+                say!("{}", uci_info(&line, multi, full));
             }
             Some(_) => {}
         }
@@ -463,20 +441,11 @@ fn identify() {
 
 /// The `info` line of an iteration's line; with `multi` (MultiPV above 1) it names its line.
 fn uci_info(i: &Info, multi: bool, hashfull: usize) -> String {
-    let (score, nps) = (
-        Score::of(i.score).uci(),
-        i.nodes.saturating_mul(1000) / i.ms.max(1),
-    );
-    let line = if multi {
-        format!(" multipv {}", i.multipv.max(1))
-    } else {
-        String::new()
-    };
-    let pv = if i.pv.is_empty() {
-        String::new()
-    } else {
-        format!(" pv {}", moves_text(&i.pv))
-    };
+    let score = Score::of(i.score).uci();
+    let nps = i.nodes.saturating_mul(1000) / i.ms.max(1);
+    let line = multi.then(|| format!(" multipv {}", i.multipv.max(1)));
+    let pv = (!i.pv.is_empty()).then(|| format!(" pv {}", moves_text(&i.pv)));
+    let (line, pv) = (line.unwrap_or_default(), pv.unwrap_or_default());
     // (extensions aside, the search went at least the depth deep)
     let (depth, seldepth, nodes, ms) = (i.depth, i.seldepth.max(i.depth as usize), i.nodes, i.ms);
     let counts = format!("nodes {nodes} nps {nps} time {ms} hashfull {hashfull}");

@@ -151,11 +151,7 @@ impl Xboard {
     /// MAX_THREADS, from the next search on); an analysis under way restarts with them.
     fn resources(&mut self, cmd: &str, arg: &str) {
         let Some(n @ 1..) = int(arg) else {
-            let what = if cmd == "memory" {
-                "memory size"
-            } else {
-                "cores"
-            };
+            let what = ["cores", "memory size"][usize::from(cmd == "memory")];
             return say!("Error (bad {what}): {cmd} {}", short(arg));
         };
         if cmd == "memory" {
@@ -204,9 +200,7 @@ impl Xboard {
             return say!("Error (no move to undo): {cmd}");
         }
         self.abort();
-        for _ in 0..n {
-            self.game.pop();
-        }
+        (0..n).for_each(|_| self.game.pop());
         self.reanalyse();
     }
 
@@ -240,9 +234,7 @@ impl Xboard {
     }
 
     fn answer_pings(&mut self) {
-        for pong in self.pongs.drain(..) {
-            say!("{pong}");
-        }
+        self.pongs.drain(..).for_each(|pong| say!("{pong}"));
     }
 
     /// A move of the other side; an illegal one changes nothing (a search goes on).
@@ -287,11 +279,7 @@ impl Xboard {
             ..Ask::default()
         };
         let post = self.post;
-        let print = move |i: &Info| {
-            if post {
-                say!("{}", thinking(i));
-            }
-        };
+        let print = move |i: &Info| _ = post.then(|| say!("{}", thinking(i)));
         self.search.start(&self.game, plan(ask), Box::new(print));
     }
 
@@ -350,14 +338,8 @@ impl Xboard {
 
 /// xboard's thinking output: `ply score time(cs) nodes pv`.
 fn thinking(i: &Info) -> String {
-    let score = Score::of(i.score).xboard();
-    format!(
-        "{} {score} {} {} {}",
-        i.depth,
-        i.ms / 10,
-        i.nodes,
-        moves_text(&i.pv)
-    )
+    let (score, pv) = (Score::of(i.score).xboard(), moves_text(&i.pv));
+    format!("{} {score} {} {} {pv}", i.depth, i.ms / 10, i.nodes)
 }
 
 /// The result line, e.g. `1-0 {Checkmate: White wins}`.

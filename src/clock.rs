@@ -9,17 +9,11 @@ use std::sync::Arc;
 
 /// Milliseconds a move costs beyond its search (UCI's `Move Overhead` by default).
 pub const OVERHEAD_MS: i64 = 10;
-/// Sudden death is spread over 30 moves (40: -43.7 +/- 35.5 at 5+0 in 160 games); the
-/// overhead of 20 moves to come stays on the clock (50: -98 +/- 39 at 5+0, late moves
-/// unsearched); `movestogo` m (at most 50) spreads it over 1.5 m + 1.
+/// The rule's numbers (README, "UCI and xboard": Time). Sudden death over 30 moves (40: -43.7
+/// +/- 35.5 at 5+0 in 160 games), 20 moves' overhead kept (50: -98 +/- 39 at 5+0); share 2/3:
+/// the median at 10+0.1.
 const MOVES: (f64, i64, f64, i64) = (30.0, 20, 1.5, 50);
-/// The base: the spread clock plus 3/4 of the increment, at most half the clock less the
-/// reserve; the hard limit 5 base times, at most the same half.
 const BASE: (f64, f64, f64) = (0.75, 0.5, 5.0);
-/// Factors on the base: by the iterations line 1's move has stood; by the score's fall d
-/// (cp) from the last 3 iterations' mean, 1 + d / 60 within 0.8..1.6; by line 1's share of
-/// the nodes, 1 + (2/3 - share) 1.2 (2/3: the median at 10+0.1); their product within
-/// 0.5..2.5, its top `most`, after which no iteration starts.
 const STABILITY: [f64; 6] = [2.0, 1.5, 1.2, 1.0, 0.85, 0.75];
 const FALL: (f64, f64, f64) = (60.0, 0.8, 1.6);
 const SHARE: (f64, f64) = (2.0 / 3.0, 1.2);
@@ -135,8 +129,7 @@ impl Budget {
 }
 
 /// The ms no move plans to use: this move's overhead, and that of each of the 20 moves to
-/// come (fewer before the control) that its increment does not pay: a long sudden-death
-/// game keeps enough for its last moves' delays (as Stockfish keeps the overhead a move).
+/// come (fewer before the control) that its increment does not pay.
 pub fn reserve(inc: i64, to_go: Option<i64>, overhead: i64) -> i64 {
     let overhead = overhead.max(0);
     let to_come = to_go.map_or(MOVES.1, |m| (m.clamp(1, MOVES.3) - 1).min(MOVES.1));

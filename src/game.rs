@@ -130,8 +130,7 @@ impl Game {
         Some(numbered(before, *self.moves.last()?))
     }
 
-    /// The game for PGN: the seven required tags (today's date), then `extra`, then SetUp and
-    /// FEN when it did not start from the start position; its result `*` until it ends.
+    /// The game for PGN: the seven tags, `extra`, SetUp and FEN if needed; `*` until it ends.
     pub fn record(&self, white: &str, black: &str, extra: &[(&str, String)]) -> PgnGame {
         let result = self.end().map_or("*", End::score).to_string();
         let (seven, date) = (
@@ -154,8 +153,7 @@ impl Game {
     }
 }
 
-/// What a review adds to a move in PGN: a suffix to its SAN (`??`) and units of text after
-/// it (a comment, a variation), each kept whole on a line.
+/// What a review adds to a move in PGN: a suffix (`??`), and units of text after it.
 #[derive(Clone, Debug, Default)]
 pub struct Note {
     pub suffix: String,
@@ -163,6 +161,7 @@ pub struct Note {
 }
 
 /// A game as PGN has it: its tags in their order, the game, the result ending its movetext.
+#[derive(Clone)]
 pub struct PgnGame {
     pub tags: Vec<(String, String)>,
     pub game: Game,
@@ -220,8 +219,7 @@ fn tag_value<'a>(tags: &'a [(String, String)], name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-/// A piece of PGN text: a tag, a move (or what stands where one should), a result, or text
-/// that is not PGN, with what is wrong with it.
+/// A piece of PGN text: a tag, a move (or what stands for one), a result, or what is wrong.
 enum Token {
     Tag(String, String),
     Word(String),
@@ -281,8 +279,7 @@ fn tokens(text: &str) -> Vec<Token> {
     out
 }
 
-/// The tag `[Name "value"]` at the start of `line` (`\"` and `\\` escaped in the value) and
-/// the bytes it took; a bad one is a Bad token that takes the line.
+/// The tag `[Name "value"]` at the start of `line`, and the bytes it took (a bad one: all).
 fn tag(line: &str) -> (Token, usize) {
     let read = || {
         let (name, value) = line[1..].split_once('"')?;
@@ -324,10 +321,8 @@ fn word_token(word: &str) -> Option<Token> {
     (!skipped).then(|| Token::Word(rest.to_string()))
 }
 
-/// Reads the games of a PGN text. `strict` (a review): every game, each ended by a result,
-/// an error naming the game (`game 2 (Carlsen - Nakamura): ...`). Not strict (`load`): the
-/// first game, its result optional. A bad tag, FEN or move, another variant or an unclosed
-/// comment is an error that says where.
+/// Reads the games of a PGN text: `strict` (a review) every game, each with a result, errors
+/// naming the game; else (`load`) the first, its result optional. Errors say where.
 pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
     let (mut tokens, mut games) = (tokens(text).into_iter().peekable(), vec![]);
     while tokens.peek().is_some() && (strict || games.is_empty()) {
@@ -351,8 +346,7 @@ pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
     Ok(games)
 }
 
-/// The moves of a game up to its result; without one, before the next game's tags or at the
-/// end of the text, it is cut short (an error when strict, else unfinished: `*`).
+/// The moves of a game up to its result; without one it is cut short (strict: an error).
 fn read_moves<I>(
     tags: &[(String, String)],
     tokens: &mut Peekable<I>,
@@ -384,8 +378,7 @@ where
     }
 }
 
-/// The start of a game: its FEN tag's position, or the start position; a variant other
-/// than standard chess is refused (its moves would be read as chess).
+/// The start of a game: its FEN tag's position, or the start; a variant is refused.
 fn first_position(tags: &[(String, String)]) -> Result<Game, String> {
     let variant = tag_value(tags, "Variant")
         .unwrap_or("")
@@ -430,8 +423,7 @@ pub fn today() -> String {
     format!("{year:04}.{month:02}.{day:02}")
 }
 
-/// The Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's civil_from_days:
-/// years counted from March, so that the leap day comes last).
+/// The Gregorian date of day `days` from 1970-01-01 (Howard Hinnant's civil_from_days).
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let (era, day_of_era) = (z.div_euclid(146_097), z.rem_euclid(146_097));

@@ -44,8 +44,7 @@ variation.
   --out FILE  where the annotated PGN goes (default: FILE's name with -review,
               game-review.pgn for standard input); written whole or not at all";
 
-/// What the search may spend on each position: ms (a 40-move game in about 40 s by
-/// default), or nodes.
+/// What the search may spend on each position: ms, or nodes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Budget {
     Millis(u64),
@@ -86,11 +85,8 @@ impl Budget {
     }
 }
 
-/// A move reviewed: the score before it (the best move's) and after it as people read them
-/// (White's side; `mate` where the side to move is mated), its loss (before minus after,
-/// the mover's view, each held within CAP_CP), its mark (glyph, name), and where the search
-/// preferred another move, it and its line (a move the search chose itself loses nothing:
-/// its two scores differ by two searches' noise).
+/// A move reviewed (README, "Reviewing a game"): scores before and after as people read them,
+/// its loss, its mark (glyph, name), the search's other move and its line.
 struct Row {
     side: u8,
     played: String,
@@ -101,8 +97,7 @@ struct Row {
     better: Option<(String, String)>,
 }
 
-/// Reviews a game: every position searched once, first to last (one thread, one table
-/// carried along), `progress(i, n)` said before position i of n.
+/// Reviews a game, `progress(i, n)` said before position i of n.
 fn review(record: &PgnGame, budget: Budget, progress: &mut dyn FnMut(usize, usize)) -> Vec<Row> {
     let (game, mut engine) = (&record.game, Engine::new(HASH_MB));
     let mut ask = Ask::default();
@@ -175,41 +170,32 @@ fn chances(cp: i32) -> f64 {
     2.0 / (1.0 + (-SLOPE * f64::from(cp)).exp()) - 1.0
 }
 
-/// The heading, the table (the better line beside a marked move) and a line a side; and the
-/// annotated PGN (an Annotator tag added when the game had none).
+/// The heading, the table and a line a side; and the annotated PGN (an Annotator tag added).
 fn report(record: &PgnGame, rows: &[Row], budget: Budget) -> (String, String) {
     let name = |tag| short(record.tag(tag).unwrap_or("?"));
     let (white, black, plies) = (name("White"), name("Black"), rows.len());
-    let mut text = format!(
-        "{white} - {black}, {}: {plies} plies reviewed, {}.\n",
-        record.result,
-        budget.describe()
-    );
+    let (result, how) = (&record.result, budget.describe());
+    let mut text = format!("{white} - {black}, {result}: {plies} plies reviewed, {how}.\n");
     text += &format!(
         "{HOW_TO_READ}\n\n{:<16}{:>7}{:>8}{:>6}  Mark  Better\n",
         "Move", "Before", "After", "Loss"
     );
     for row in rows {
         let mark = row.mark.map_or("", |m| m.0);
-        let better = row
-            .better
-            .as_ref()
-            .filter(|_| row.mark.is_some())
-            .map_or("", |b| &b.1);
+        let better = row.better.as_ref().filter(|_| row.mark.is_some());
+        let better = better.map_or("", |b| &b.1);
         let (played, before, after, loss) =
             (row.played.clone() + mark, &row.before, &row.after, row.loss);
         let line = format!("{played:<16}{before:>7}{after:>8}{loss:>6}  {mark:<4}  {better}");
         text += &format!("{}\n", line.trim_end());
     }
     for (side, name) in [(8, white), (16, black)] {
-        let moves: Vec<&Row> = rows.iter().filter(|r| r.side == side).collect();
-        let n = moves.len();
-        let average = moves.iter().map(|r| r.loss).sum::<i32>() / n.max(1) as i32;
+        let mine: Vec<&Row> = rows.iter().filter(|r| r.side == side).collect();
+        let n = mine.len();
+        let average = mine.iter().map(|r| r.loss).sum::<i32>() / n.max(1) as i32;
         let count = |i: usize, one: &str, many: &str| {
-            let n = moves
-                .iter()
-                .filter(|r| r.mark.map(|m| m.0) == Some(MARKS[i].1))
-                .count();
+            let glyph = Some(MARKS[i].1);
+            let n = mine.iter().filter(|r| r.mark.map(|m| m.0) == glyph).count();
             format!("{n} {} ({})", if n == 1 { one } else { many }, MARKS[i].1)
         };
         let marks = [
@@ -217,30 +203,24 @@ fn report(record: &PgnGame, rows: &[Row], budget: Budget) -> (String, String) {
             count(1, "mistake", "mistakes"),
             count(0, "blunder", "blunders"),
         ];
-        let s = if n == 1 { "" } else { "s" };
-        text += &format!(
-            "\n{} ({name}): {n} move{s}, average loss {average} cp a move; {}",
+        let (s, who, marks) = (
+            if n == 1 { "" } else { "s" },
             colour(side),
-            marks.join(", ")
+            marks.join(", "),
         );
+        text +=
+            &format!("\n{who} ({name}): {n} move{s}, average loss {average} cp a move; {marks}");
     }
-    let mut annotated = PgnGame {
-        tags: record.tags.clone(),
-        game: record.game.clone(),
-        result: record.result.clone(),
-    };
+    let mut annotated = record.clone();
     if record.tag("Annotator").is_none() {
         let annotator = format!("rmax {VERSION} review, {}", budget.describe());
         annotated.tags.push(("Annotator".into(), annotator));
     }
-    (
-        text + "\n",
-        annotated.pgn(&rows.iter().map(note).collect::<Vec<_>>()),
-    )
+    let notes: Vec<Note> = rows.iter().map(note).collect();
+    (text + "\n", annotated.pgn(&notes))
 }
 
-/// A move's PGN note: its score after (`[%eval ...]`, White's view, as lichess writes it); a
-/// marked one's mark, loss and better line as a variation.
+/// A move's PGN note: `[%eval ...]` after it; a marked one's loss and better line too.
 fn note(row: &Row) -> Note {
     let eval = format!("{{ [%eval {}]", row.after.trim_start_matches('+'));
     match (row.mark, &row.better) {
@@ -263,8 +243,7 @@ fn note(row: &Row) -> Note {
     }
 }
 
-/// Reviews `record` with its progress shown as `label` (rewritten in place when `live`, else
-/// a line) through `print`: the text and the annotated PGN.
+/// Reviews `record`, its progress as `label` through `print`: the text and annotated PGN.
 fn reviewed(
     record: &PgnGame,
     budget: Budget,
@@ -290,8 +269,7 @@ fn reviewed(
     report(record, &rows, budget)
 }
 
-/// The terminal's `review` of the game so far: the table, the summary, the annotated PGN,
-/// with a progress line on standard output.
+/// The terminal's `review` of the game so far, with a progress line on standard output.
 pub fn review_game(record: &PgnGame, budget: Budget, live: bool) -> String {
     let print = |text: &str| {
         let mut out = std::io::stdout().lock();
@@ -301,9 +279,8 @@ pub fn review_game(record: &PgnGame, budget: Budget, live: bool) -> String {
     format!("{text}\nThe game annotated:\n\n{pgn}")
 }
 
-/// `rmax review ...`: every game read and checked first (a bad one: an error, nothing
-/// written), then reviewed one by one (table and summary on standard output, progress on
-/// standard error), and the annotated games written at once. An error: exit code 2.
+/// `rmax review ...`: every game read and checked first, then reviewed one by one, the
+/// annotated games written at once. An error: exit code 2.
 pub fn run(args: &[&str]) {
     let done = match options(args).map_err(|e| format!("{e} (see rmax review --help)")) {
         Ok(Some((input, budget, out))) => review_file(&input, budget, &out),
@@ -319,8 +296,7 @@ pub fn run(args: &[&str]) {
     }
 }
 
-/// The command line: the input, the budget, the output (`games/mine.pgn` ->
-/// `games/mine-review.pgn`; standard input -> `game-review.pgn`); None for `--help`.
+/// The command line: the input, the budget, the output; None for `--help`.
 fn options(args: &[&str]) -> Result<Option<(String, Budget, PathBuf)>, String> {
     let (mut input, mut budget, mut out) = (None, None, None);
     let mut words = args.iter().copied();
@@ -406,8 +382,7 @@ fn review_file(input: &str, budget: Budget, out: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes `text` to `path` whole or not at all: into a file beside it, renamed over it, so
-/// that no reader sees half a file and an error leaves nothing behind.
+/// Writes `text` to `path` whole or not at all: a file beside it, renamed over it.
 fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
     let name = path
         .file_name()

@@ -104,12 +104,10 @@ pub struct Terminal {
     level: Option<Level>,
     pace: bool,
     unicode: bool,
-    /// Standard output is a terminal (the thinking line is rewritten in place), and input
-    /// (which echoes what is typed).
+    /// Standard output is a terminal (the thinking line rewritten in place), and input (echoed).
     live: bool,
     keyboard: bool,
-    /// Lines that came while rmax thought, obeyed after its move; and whether the input
-    /// ended meanwhile (then rmax leaves once they are done).
+    /// Lines that came while rmax thought, obeyed after its move; the input ended meanwhile.
     waiting: VecDeque<String>,
     leaving: bool,
     /// The search is `analyse`: it plays nothing, and shows its lines in `view`.
@@ -221,10 +219,8 @@ impl Terminal {
         Some(line)
     }
 
-    /// A line typed while rmax thinks (or analyses): Enter and `move` make it move now,
-    /// `quit` too and it leaves (unless lines wait: it waits behind them). Other lines wait
-    /// for the move, but a move typed at the keyboard is not kept: it was meant for the
-    /// position before rmax's reply.
+    /// A line typed while rmax thinks: Enter, `move` and `quit` (behind waiting lines) make it move
+    /// now; other lines wait for its move, but not a move typed at the keyboard (meant before it).
     fn while_thinking(&mut self, line: String) {
         if self.live && self.keyboard {
             print_now("\x1b[A"); // (back over the echoed line, so that what follows replaces it)
@@ -292,8 +288,7 @@ impl Terminal {
         }
     }
 
-    /// How rmax plays: at full strength (on its threads), or at its level, paced (`full`:
-    /// with the pace's longest wait) or at once.
+    /// How rmax plays: at full strength (on its threads), or at its level (`full`: with its pace).
     fn how(&self, full: bool) -> String {
         let threads = self.search.threads();
         let Some(level) = self.level else {
@@ -584,8 +579,7 @@ impl Terminal {
         }
     }
 
-    /// After a change: rmax thinks if it is its turn (the board follows its move); else the
-    /// board, and the result if the game is over.
+    /// After a change: rmax thinks if it is its turn; else the board, and the result if it is over.
     fn next(&mut self) {
         if self.game.board().side != self.human && self.game.end().is_none() {
             return self.think();
@@ -593,9 +587,8 @@ impl Terminal {
         self.show_and_end();
     }
 
-    /// Starts rmax's search: at full strength its lines on the thinking line; at a level
-    /// (which may play another line than its best) a running clock. With a time it stops at
-    /// a mate found (a depth is what was asked for).
+    /// Starts rmax's search: at full strength its lines on the thinking line, at a level a running
+    /// clock; with a time it stops at a mate found.
     fn think(&mut self) {
         let (board, mut ask) = (*self.game.board(), Ask::default());
         (ask.movetime, ask.depth, ask.mate) = match self.limit {
@@ -624,8 +617,7 @@ impl Terminal {
         self.search.start(&self.game, plan(ask), Box::new(print));
     }
 
-    /// `analyse [n]`: the n best lines, each with its score from White's side and its moves
-    /// in SAN, deepening until Enter; at full strength whatever the level (advice, not play).
+    /// `analyse [n]`: the n best lines, deepening until Enter, at full strength (advice, not play).
     fn analyse(&mut self, arg: &str) {
         let (default, most) = ANALYSIS_LINES;
         let lines = match int(arg).filter(|n| (1..=most).contains(n)) {
@@ -688,8 +680,7 @@ impl Terminal {
         }
     }
 
-    /// Wipes the thinking line (on a terminal) and stops its clock, under the clock's lock,
-    /// so that no tick comes after the move is shown.
+    /// Wipes the thinking line and stops its clock, under its lock: no tick after the move.
     fn clear_thinking(&self) {
         *lock(&self.ticking) = false;
         if self.live {
@@ -717,8 +708,7 @@ impl Terminal {
         self.show();
     }
 
-    /// The board from the person's side (unless flipped), the last move's squares in
-    /// brackets; who is to move, the last move, check, and how rmax plays if not by default.
+    /// The board from the person's side (unless flipped), the last move in brackets; the status.
     fn show(&self) {
         let (board, last) = (self.game.board(), self.game.moves.last());
         let marked = |square: usize| last.is_some_and(|m| m.from == square || m.to == square);
@@ -791,8 +781,7 @@ fn fit(line: &str) -> String {
     CLEAR_LINE.to_string() + &line.chars().take(LINE_WIDTH).collect::<String>()
 }
 
-/// A line of the search as the thinking line and the analysis show it: its depth, its score
-/// from White's side, the time so far and its moves in SAN.
+/// A search line (thinking, analysis): depth, score from White's side, time, moves in SAN.
 fn search_line(board: &Board, info: &Info) -> String {
     let score = Score::white(info.score, board.side).pawns();
     let (depth, secs, line) = (info.depth, info.ms as f64 / 1e3, line_san(board, &info.pv));

@@ -16,9 +16,8 @@ use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// The options in the order `uci` lists them: name, default, min, max, and the kind: a
-/// spin's unit in its error, or `check` or `button` (SimulateThinkingTime: Velvet's name for
-/// a level's human pace).
+/// The options as `uci` lists them: name, default, min, max, and a spin's unit (in its error),
+/// or `check`, or `button` (SimulateThinkingTime: Velvet's name for a level's human pace).
 const OPTIONS: [(&str, i64, i64, i64, &str); 8] = [
     ("Hash", HASH_MB as i64, 1, 1024, " (MB)"),
     ("Clear Hash", 0, 0, 0, "button"),
@@ -30,8 +29,7 @@ const OPTIONS: [(&str, i64, i64, i64, &str); 8] = [
     ("SimulateThinkingTime", 0, 0, 1, "check"),
 ];
 
-/// What `go` searches at most when a clock is not a number (ms): rather a quick move than a
-/// search without end or a loss on time.
+/// The most `go` searches (ms) when a clock is not a number: a quick move, no endless search.
 const SAFE_MOVETIME: i64 = 1000;
 
 /// The words of `go` that take a number.
@@ -54,18 +52,15 @@ pub struct Uci {
     search: Searcher,
     /// The options' values, as OPTIONS orders them (a check: 0 or 1).
     values: Vec<i64>,
-    /// Why the last `position` was refused, until a good one or `ucinewgame`: `go` must not
-    /// play a move of the position before it (in the wrong game).
+    /// Why the last `position` was refused (until a good one or `ucinewgame`): no `go` plays in it.
     refused: Option<String>,
     /// `debug on`: an answer starts `info string threads N nodes a b ...`.
     debug: bool,
     /// The search is `go infinite` or `go ponder`: its move waits for `stop` or `ponderhit`.
     held: bool,
-    /// A `go ponder` search: when our clock starts (its stop rule's), when it began, and its
-    /// hard limit once the clock runs.
+    /// A `go ponder` search: when our clock starts (its stop rule's), when it began, its limit.
     ponder: Option<(Arc<AtomicU64>, Instant, u64)>,
-    /// The first move of the last line 1 shown: a move played that is another (a search
-    /// stopped mid-iteration, a level's pick) is shown with its line.
+    /// The first move of the last line 1 shown: a move played that is another gets its line shown.
     shown: Arc<Mutex<Option<Move>>>,
 }
 
@@ -97,8 +92,7 @@ impl Uci {
                 }
                 Ok(Event::Done(id)) if self.search.is_current(id) && !self.held => self.conclude(),
                 Ok(Event::Line(_) | Event::Done(_)) => {}
-                // no `stop` can come any more: a perft ends by itself (`printf 'go perft 3\n'
-                // | rmax` is answered), a search is stopped and plays its move
+                // no `stop` can come now: a perft ends by itself, a search stops and plays
                 Ok(Event::Eof) | Err(_) => {
                     self.search.let_perft_end();
                     break;
@@ -183,8 +177,7 @@ impl Uci {
         }
     }
 
-    /// `position startpos|fen <FEN> [moves ...]`; one refused (for whatever error) is not
-    /// searched: `go` answers `bestmove 0000` until a good one comes.
+    /// `position startpos|fen <FEN> [moves ...]`; `go` answers `bestmove 0000` after a refused one.
     fn position(&mut self, args: &[&str]) {
         match game_of(args) {
             Ok(game) => {
@@ -230,10 +223,8 @@ impl Uci {
         self.search.start(&self.game, plan, Box::new(print));
     }
 
-    /// The Ask of `go`'s words for the side to move, or None for a perft (started unless its
-    /// depth is bad). Errors are said in one line (a garbage line of 5000 words gets one
-    /// answer); a bad number must not become a search without end: with the clock unknown,
-    /// or no limit left, at most SAFE_MOVETIME.
+    /// The Ask of `go`'s words, or None for a perft (started unless its depth is bad). Errors in
+    /// one line; with the clock unknown, or no limit left, at most SAFE_MOVETIME.
     fn ask(&mut self, args: &[&str]) -> Option<Ask> {
         let (board, mut ask) = (*self.game.board(), Ask::default());
         let (numbers, errors, bad_clock) = parse_go(args, &board, &mut ask);
@@ -279,8 +270,7 @@ impl Uci {
         }
     }
 
-    /// Ends the running search, if any, and answers it: with `debug on` the threads' nodes;
-    /// the move's line when the last line 1 shown started with another; `bestmove`.
+    /// Ends the running search, if any, and answers it: `debug on`'s nodes, its line, `bestmove`.
     fn conclude(&mut self) {
         (self.held, self.ponder) = (false, None);
         let Some(outcome) = self.search.finish() else {
@@ -312,8 +302,7 @@ impl Uci {
         }
     }
 
-    /// `eval`: the evaluation explained; `d`: the board, its FEN and key, as Stockfish
-    /// prints them. Not of a refused position: the one before is not what the GUI meant.
+    /// `eval`: the evaluation explained; `d`: the board, FEN and key (as Stockfish); not refused.
     fn inspect(&self, cmd: &str) {
         let board = self.game.board();
         match &self.refused {
@@ -358,8 +347,7 @@ fn game_of(args: &[&str]) -> Result<Game, String> {
     Ok(game)
 }
 
-/// The words of `go` in `board` (whose moves `searchmoves` may list): the numbers by their
-/// word, `infinite` and `ponder` into `ask`; what was wrong, and whether a clock was.
+/// The words of `go` in `board`: the numbers by word, the flags into `ask`; errors, bad clock.
 fn parse_go<'a>(
     args: &[&'a str],
     board: &Board,

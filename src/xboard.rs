@@ -11,8 +11,7 @@ use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// What rmax can do (no signals, moves as `usermove`; `smp=1`: it takes `cores`), and its one
-/// option, the lines analysis shows.
+/// What rmax can do (`smp=1`: it takes `cores`), and its one option, analysis's lines.
 fn features() -> String {
     format!(
         "feature myname=\"rmax {VERSION}\" setboard=1 ping=1 usermove=1 san=0 sigint=0 \
@@ -34,8 +33,7 @@ pub struct Xboard {
     /// The colour rmax plays; None in force mode.
     plays: Option<u8>,
     post: bool,
-    /// `sd`: the depth; `st`: a time a move (ms); `level`: moves a session (0: the game),
-    /// base and increment (ms); `time`: our clock (ms).
+    /// `sd`: the depth; `st`: ms a move; `level`: moves a session, base, increment; `time`: ours.
     depth: Option<i64>,
     per_move: Option<i64>,
     level: (i64, i64, i64),
@@ -147,8 +145,7 @@ impl Xboard {
         self.reanalyse();
     }
 
-    /// `memory MB` (the hash table, at most 1024) and `cores N` (threads, at most
-    /// MAX_THREADS, from the next search on); an analysis under way restarts with them.
+    /// `memory MB` (at most 1024) and `cores N` (at most MAX_THREADS); an analysis restarts.
     fn resources(&mut self, cmd: &str, arg: &str) {
         let Some(n @ 1..) = int(arg) else {
             let what = ["cores", "memory size"][usize::from(cmd == "memory")];
@@ -172,8 +169,7 @@ impl Xboard {
         self.reanalyse();
     }
 
-    /// `level MPS BASE INC`, `st SECONDS` a move, `sd DEPTH`, and `time CENTISECONDS` on our
-    /// clock.
+    /// `level MPS BASE INC`, `st SECONDS`, `sd DEPTH`, `time CENTISECONDS` (our clock).
     fn time_control(&mut self, cmd: &str, arg: &str) {
         let bad = match (cmd, int(arg)) {
             ("level", _) => match parse_level(arg) {
@@ -192,8 +188,7 @@ impl Xboard {
         say!("Error (bad {bad}): {cmd} {}", short(arg));
     }
 
-    /// `undo` takes back a move, `remove` two; all or nothing (half a `remove` would leave the
-    /// other side to move).
+    /// `undo` takes back a move, `remove` two; all or nothing.
     fn take_back(&mut self, cmd: &str) {
         let n = if cmd == "undo" { 1 } else { 2 };
         if self.game.moves.len() < n {
@@ -254,8 +249,7 @@ impl Xboard {
         }
     }
 
-    /// Starts thinking if it is rmax's turn: `st` that time, else the clock of `level` and
-    /// `time`; `sd` the depth.
+    /// Starts thinking if it is rmax's turn: `st`'s time, else `level` and `time`; `sd`'s depth.
     fn think(&mut self) {
         let board = *self.game.board();
         if self.search.busy() || self.plays != Some(board.side) {
@@ -283,8 +277,7 @@ impl Xboard {
         self.search.start(&self.game, plan(ask), Box::new(print));
     }
 
-    /// In analysis mode, (re)starts the analysis of the position: without limits but `sd`,
-    /// its lines always shown, until `exit` or a new position.
+    /// In analysis mode, (re)starts the analysis: no limit but `sd`, until `exit` or a change.
     fn reanalyse(&mut self) {
         if !self.analysing {
             return;
@@ -310,8 +303,7 @@ impl Xboard {
         self.search.start(&self.game, plan(ask), Box::new(print));
     }
 
-    /// The answer to `.`: `stat01: time nodes ply mvleft mvtot mvname` of the last completed
-    /// iteration (mvleft 0: the search does not publish its progress inside one).
+    /// `.`: `stat01: time nodes ply mvleft mvtot mvname` of the last completed iteration.
     fn analysis_status(&self) {
         let info = lock(&self.progress).clone();
         let centis = self.analysis_start.elapsed().as_millis() / 10;
@@ -321,8 +313,7 @@ impl Xboard {
         say!("stat01: {centis} {nodes} {depth} 0 {total}{name}");
     }
 
-    /// The search ended (or the input did): rmax plays its move, and says if that ended the
-    /// game; an analysis that ended by itself (`sd`, a forced line) plays nothing.
+    /// The search ended (or the input did): rmax plays its move (not an analysis's), and the end.
     fn engine_moved(&mut self) {
         let outcome = self.search.join();
         if let (false, Some(Some(m))) = (self.analysing, outcome.map(|o| o.best)) {

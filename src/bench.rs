@@ -70,12 +70,8 @@ pub fn bench(depth: i32) {
         time += clock.elapsed();
         nodes += info.nodes;
         let best = best.map_or("0000".to_string(), |m| m.to_string());
-        say!(
-            "{:2}/{} {:>10} nodes  {best:<5} {fen}",
-            i + 1,
-            BENCH.len(),
-            info.nodes
-        );
+        let (n, of, nodes) = (i + 1, BENCH.len(), info.nodes);
+        say!("{n:2}/{of} {nodes:>10} nodes  {best:<5} {fen}");
     }
     let nps = u128::from(nodes) * 1_000_000 / time.as_micros().max(1);
     say!("{nodes} nodes {nps} nps");

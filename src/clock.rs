@@ -263,20 +263,15 @@ mod tests {
                     let left = t.saturating_sub(reserve(inc, to_go, overhead)).max(1);
                     let half = (t.saturating_sub(overhead) as f64 / 2.0).max(1.0);
                     let what = format!("t {t} inc {inc} to go {to_go:?} overhead {overhead}");
-                    assert!(
-                        1 <= b.base && b.base <= b.most && b.most <= b.hard,
-                        "{what}"
-                    );
-                    assert!(b.hard as i64 <= left && b.hard as f64 <= half, "{what}");
+                    let (base, most, hard) = (b.base, b.most, b.hard);
+                    assert!(1 <= base && base <= most && most <= hard, "{what}");
+                    assert!(hard as i64 <= left && hard as f64 <= half, "{what}");
                 }
             }
         }
         // sudden death keeps the overhead of 20 moves to come; an increment that pays it,
         // none; 40 moves to the control, 20 of its 39; 5 moves to it, those 4
-        assert_eq!(
-            [0, 100, 4].map(|inc| reserve(inc, None, 10)),
-            [210, 10, 130]
-        );
+        assert_eq!([0, 100, 4].map(|i| reserve(i, None, 10)), [210, 10, 130]);
         assert_eq!([40, 5].map(|m| reserve(0, Some(m), 10)), [210, 50]);
         let b = Budget::new(1000, 10, None, 10); // 1+0.01: some thought, long before the flag
         assert_eq!((b.base, b.most, b.hard), (40, 101, 202));

@@ -296,10 +296,8 @@ fn tag(line: &str) -> (Token, usize) {
         named.then(|| (Token::Tag(name.into(), value), line.len() - after.len()))
     };
     read().unwrap_or_else(|| {
-        let bad = format!(
-            "bad tag '{}' (a tag is [Name \"value\"])",
-            clean(line.trim(), 60)
-        );
+        let shown = clean(line.trim(), 60);
+        let bad = format!("bad tag '{shown}' (a tag is [Name \"value\"])");
         (Token::Bad(bad), line.len())
     })
 }
@@ -311,11 +309,7 @@ fn word_token(word: &str) -> Option<Token> {
     }
     let digits = word.trim_start_matches(|c: char| c.is_ascii_digit());
     let numbered = digits.len() < word.len() && digits.starts_with('.');
-    let rest = if numbered {
-        digits.trim_start_matches('.')
-    } else {
-        word
-    };
+    let rest = [word, digits.trim_start_matches('.')][usize::from(numbered)];
     let glyph = rest.chars().all(|c| c == '!' || c == '?');
     let skipped = glyph || rest.starts_with('$') || matches!(rest, "e.p." | "ep");
     (!skipped).then(|| Token::Word(rest.to_string()))
@@ -535,11 +529,8 @@ pub fn san(board: &Board, m: Move) -> String {
     let p = board.b[m.from] & 7;
     let white = |kind: u8| letter(8 | kind); // SAN names pieces by their white letters
     let (from, to) = (square_name(m.from), square_name(m.to));
-    let promotion = if m.promo > 0 {
-        format!("={}", white(m.promo))
-    } else {
-        String::new()
-    };
+    let promotion = (m.promo > 0).then(|| format!("={}", white(m.promo)));
+    let promotion = promotion.unwrap_or_default();
     let mut s = match p {
         6 if m.from.abs_diff(m.to) == 2 => ["O-O-O", "O-O"][usize::from(m.to > m.from)].into(),
         1 if m.from & 7 != m.to & 7 => format!("{}x{to}{promotion}", &from[..1]),
@@ -564,11 +555,7 @@ pub fn san(board: &Board, m: Move) -> String {
     };
     let after = board.after(m);
     if after.in_check() {
-        s.push(if after.gen(false).is_empty() {
-            '#'
-        } else {
-            '+'
-        });
+        s.push(['+', '#'][usize::from(after.gen(false).is_empty())]);
     }
     s
 }
@@ -581,16 +568,7 @@ mod tests {
     fn days_become_dates() {
         let days = [0, -1, 11_016, 11_017, 19_782, 20_453].map(civil_from_days);
         let dates = [(1970, 1, 1), (1969, 12, 31), (2000, 2, 29), (2000, 3, 1)];
-        assert_eq!(
-            days,
-            [
-                dates[0],
-                dates[1],
-                dates[2],
-                dates[3],
-                (2024, 2, 29),
-                (2025, 12, 31)
-            ]
-        );
+        assert_eq!(days[..4], dates);
+        assert_eq!(days[4..], [(2024, 2, 29), (2025, 12, 31)]);
     }
 }

@@ -132,11 +132,7 @@ pub fn int(s: &str) -> Option<i64> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let huge = if s.starts_with('-') {
-        i64::MIN
-    } else {
-        i64::MAX
-    };
+    let huge = [i64::MAX, i64::MIN][usize::from(s.starts_with('-'))];
     Some(s.parse().unwrap_or(huge))
 }
 

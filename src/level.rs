@@ -229,10 +229,8 @@ pub mod tests {
         assert!(Level::new(ELO_DEFAULT).is_some());
         let levels: Vec<Level> = (ELO_MIN..=ELO_MAX).filter_map(Level::new).collect();
         for w in levels.windows(2) {
-            assert!(
-                w[1].nodes > w[0].nodes && w[1].margin <= w[0].margin,
-                "{w:?}"
-            );
+            let (a, b) = (w[0], w[1]);
+            assert!(b.nodes > a.nodes && b.margin <= a.margin, "{w:?}");
             assert!(w[1].lines <= w[0].lines && w[1].lines >= 1 && w[1].pace.is_none());
         }
     }
@@ -254,10 +252,8 @@ pub mod tests {
             counts[level.pick(&lines, random)] += 1;
         }
         assert_eq!(counts[3], 0, "{counts:?}"); // 350 cp worse: never
-        assert!(
-            counts[0] > counts[1] && counts[1] > counts[2] && counts[2] > 0,
-            "{counts:?}"
-        );
+        let c = counts;
+        assert!(c[0] > c[1] && c[1] > c[2] && c[2] > 0, "{c:?}");
         let strict = Level { margin: 0, ..level };
         assert!((0..1000).all(|r| strict.pick(&lines, r) == 0));
         assert_eq!(level.pick(&[], 7), 0);
@@ -285,10 +281,7 @@ pub mod tests {
         let (queen, rook, knight) = (promotion(5, 300), promotion(4, 300), promotion(2, 280));
         let lines = [rook.clone(), queen, knight, line(250)];
         let picks: Vec<usize> = (0..2000).map(|r| level.pick(&lines, r)).collect();
-        assert!(
-            picks.iter().all(|&i| i == 1 || i == 3) && picks.contains(&3),
-            "{picks:?}"
-        );
+        assert!(picks.iter().all(|&i| i == 1 || i == 3) && picks.contains(&3));
         // a knight's fork that beats every other line may be played
         let fork = [promotion(2, 500), promotion(5, 450), line(100)];
         let picks: Vec<usize> = (0..2000).map(|r| level.pick(&fork, r)).collect();
@@ -316,9 +309,7 @@ pub mod tests {
             assert_eq!(level.facing(&fen(other)), level, "{other}");
         }
         let top = Level::new(ELO_MAX).expect("level"); // above the floor: its own nodes
-        assert_eq!(
-            top.facing(&fen("8/8/8/4k3/8/8/8/4K2Q w - - 0 1")).nodes,
-            top.nodes
-        );
+        let queen = fen("8/8/8/4k3/8/8/8/4K2Q w - - 0 1");
+        assert_eq!(top.facing(&queen).nodes, top.nodes);
     }
 }

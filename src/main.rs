@@ -148,15 +148,10 @@ fn perft(depth: &str, fen: &[&str]) {
     let nodes = searcher::divide(&board, depth, &AtomicBool::new(false)).unwrap_or(0);
     let secs = clock.elapsed().as_secs_f64();
     // (milliseconds below a second: "0.000 s" beside millions of leaves a second is nonsense)
-    let time = if secs >= 1.0 {
-        format!("{secs:.3} s")
-    } else {
-        format!("{:.3} ms", secs * 1000.0)
-    };
-    say!(
-        "\nTime: {time}, {:.0} leaves per second",
-        nodes as f64 / secs.max(1e-9)
-    );
+    let ms = usize::from(secs < 1.0);
+    let time = format!("{:.3} {}", secs * [1.0, 1000.0][ms], ["s", "ms"][ms]);
+    let speed = nodes as f64 / secs.max(1e-9);
+    say!("\nTime: {time}, {speed:.0} leaves per second");
     say!("Nodes searched: {nodes}");
 }
 

@@ -105,10 +105,7 @@ mod tests {
     fn scores_count_mates_in_moves_and_centipawns_from_the_view_asked() {
         // mate in 2 (3 plies) for the side to move, and mated in 2 (4 plies)
         let (mates, mated) = (Score::of(MATE - 3), Score::of(-(MATE - 4)));
-        assert_eq!(
-            (mates.uci(), mated.uci()),
-            ("mate 2".into(), "mate -2".into())
-        );
+        assert_eq!([mates.uci(), mated.uci()], ["mate 2", "mate -2"]);
         assert_eq!((mates.xboard(), mated.xboard()), (100_002, -100_002));
         assert_eq!(Score::white(MATE - 3, 16).pawns(), "#-2");
         assert_eq!(Score::white(-(MATE - 4), 16).pawns(), "#2");

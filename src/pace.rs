@@ -108,10 +108,8 @@ mod tests {
         // one legal move: the least
         let forced = Board::from_fen("k7/8/8/8/8/8/r7/7K w - - 0 1").expect("a FEN");
         let m = forced.gen(false)[0];
-        assert_eq!(
-            range(&times(&forced, None, m, &[line(-300)])),
-            (MIN_MS, MIN_MS)
-        );
+        let forced = range(&times(&forced, None, m, &[line(-300)]));
+        assert_eq!(forced, (MIN_MS, MIN_MS));
         // a recapture: as quick as an obvious move, the lines close
         let after =
             Board::from_fen("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2");
@@ -131,10 +129,7 @@ mod tests {
         for full in 1..=4 {
             let early = times(&at_move(full), None, played, &apart);
             for (half, whole) in early.iter().zip(&later) {
-                assert!(
-                    (2 * half).abs_diff(*whole) <= 2,
-                    "move {full}: {half} {whole}"
-                );
+                assert!((2 * half).abs_diff(*whole) <= 2, "{full}: {half} {whole}");
             }
         }
         assert_eq!(times(&at_move(5), None, played, &apart), later);

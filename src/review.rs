@@ -61,10 +61,8 @@ impl Budget {
     /// `0.5`: half a second a position.
     pub fn seconds(text: &str) -> Result<Budget, String> {
         let s = text.parse::<f64>().ok().filter(|s| *s > 0.0 && *s <= MAX.0);
-        let wrong = format!(
-            "needs the seconds a position, above 0 and at most {}",
-            MAX.0
-        );
+        let most = MAX.0;
+        let wrong = format!("needs the seconds a position, above 0 and at most {most}");
         let ms = s.ok_or(format!("{wrong}, not '{}'", short(text)))? * 1000.0;
         Ok(Budget::Millis((ms.round() as u64).max(1)))
     }
@@ -131,11 +129,8 @@ fn review(record: &PgnGame, budget: Budget, progress: &mut dyn FnMut(usize, usiz
     };
     let row = |(i, &m): (usize, &Move)| {
         let (before, chosen) = (capped(evals[i].0), evals[i].1.first() == Some(&m));
-        let after = if chosen {
-            before
-        } else {
-            capped(-evals[i + 1].0)
-        };
+        let after = capped(-evals[i + 1].0);
+        let after = if chosen { before } else { after };
         let mark = MARKS
             .iter()
             .find(|mark| chances(before) - chances(after) >= mark.0);
@@ -176,10 +171,8 @@ fn report(record: &PgnGame, rows: &[Row], budget: Budget) -> (String, String) {
     let (white, black, plies) = (name("White"), name("Black"), rows.len());
     let (result, how) = (&record.result, budget.describe());
     let mut text = format!("{white} - {black}, {result}: {plies} plies reviewed, {how}.\n");
-    text += &format!(
-        "{HOW_TO_READ}\n\n{:<16}{:>7}{:>8}{:>6}  Mark  Better\n",
-        "Move", "Before", "After", "Loss"
-    );
+    let head = format!("{:<16}{:>7}{:>8}{:>6}", "Move", "Before", "After", "Loss");
+    text += &format!("{HOW_TO_READ}\n\n{head}  Mark  Better\n");
     for row in rows {
         let mark = row.mark.map_or("", |m| m.0);
         let better = row.better.as_ref().filter(|_| row.mark.is_some());
@@ -253,10 +246,9 @@ fn reviewed(
 ) -> (String, String) {
     let rows = review(record, budget, &mut |i, n| match (live, budget) {
         (true, Budget::Millis(ms)) => {
-            let left = (n - i) as u64 * ms / 1000;
+            let (at, left) = (i + 1, (n - i) as u64 * ms / 1000);
             print(&format!(
-                "\r\x1b[K{label}: position {} of {n}, about {left} s left",
-                i + 1
+                "\r\x1b[K{label}: position {at} of {n}, about {left} s left"
             ))
         }
         (true, _) => print(&format!("\r\x1b[K{label}: position {} of {n}", i + 1)),
@@ -333,12 +325,12 @@ fn options(args: &[&str]) -> Result<Option<(String, Budget, PathBuf)>, String> {
         .file_stem()
         .map_or("game".into(), |s| s.to_string_lossy());
     let beside = Path::new(&input).with_file_name(format!("{stem}-review.pgn"));
-    let out = out.unwrap_or(if input == "-" {
-        "game-review.pgn".into()
-    } else {
-        beside
-    });
-    Ok(Some((input, budget.unwrap_or_default(), out)))
+    let out = out.or((input == "-").then(|| "game-review.pgn".into()));
+    Ok(Some((
+        input,
+        budget.unwrap_or_default(),
+        out.unwrap_or(beside),
+    )))
 }
 
 fn review_file(input: &str, budget: Budget, out: &Path) -> Result<(), String> {
@@ -374,11 +366,8 @@ fn review_file(input: &str, budget: Budget, out: &Path) -> Result<(), String> {
     let shown = short(&out.display().to_string());
     write_whole(out, &(annotated.join("\n\n") + "\n"))
         .map_err(|e| format!("review: cannot write '{shown}': {e}"))?;
-    say!(
-        "The annotated {}: {}",
-        if n == 1 { "game" } else { "games" },
-        out.display()
-    );
+    let games = if n == 1 { "game" } else { "games" };
+    say!("The annotated {games}: {}", out.display());
     Ok(())
 }
 

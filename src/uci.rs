@@ -375,10 +375,8 @@ fn parse_go<'a>(
                     let value = words
                         .next_if(|w| !keyword(w))
                         .map(|v| format!(", not '{}'", short(v)));
-                    errors.push(format!(
-                        "{word} needs a whole number{}",
-                        value.unwrap_or_default()
-                    ));
+                    let value = value.unwrap_or_default();
+                    errors.push(format!("{word} needs a whole number{value}"));
                     bad_clock |= !["movetime", "depth", "nodes", "mate", "perft"].contains(&word);
                 }
             },

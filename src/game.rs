@@ -374,12 +374,10 @@ where
 
 /// The start of a game: its FEN tag's position, or the start; a variant is refused.
 fn first_position(tags: &[(String, String)]) -> Result<Game, String> {
-    let variant = tag_value(tags, "Variant")
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
+    let given = tag_value(tags, "Variant").unwrap_or("");
+    let variant = given.trim().to_ascii_lowercase();
     if !["standard", "chess", "from position", "normal", ""].contains(&variant.as_str()) {
-        let variant = short(tag_value(tags, "Variant").unwrap_or(""));
+        let variant = short(given);
         return Err(format!(
             "the variant '{variant}' is not standard chess, the only game rmax plays"
         ));

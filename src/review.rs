@@ -400,4 +400,20 @@ mod tests {
         let capped = [MATE - 3, -MATE, 5000 - MATE, -1500, 35].map(capped);
         assert_eq!(capped, [CAP_CP, -CAP_CP, -CAP_CP, -CAP_CP, 35]);
     }
+
+    #[test]
+    fn budgets_are_read_and_refused_and_the_output_sits_beside_the_input() {
+        assert_eq!(Budget::seconds("0.25"), Ok(Budget::Millis(250)));
+        assert_eq!(Budget::nodes("20000"), Ok(Budget::Nodes(20000)));
+        for bad in ["0", "-1", "x", "nan", "inf", "7200"] {
+            assert!(Budget::seconds(bad).is_err(), "{bad}");
+        }
+        assert!(Budget::nodes("0").is_err());
+        let out = |input| options(&[input]).map(|o| o.map(|o| o.2));
+        assert_eq!(
+            out("games/mine.pgn"),
+            Ok(Some("games/mine-review.pgn".into()))
+        );
+        assert_eq!(out("-"), Ok(Some("game-review.pgn".into())));
+    }
 }

@@ -343,6 +343,8 @@ mod tests {
             .step_by(4)
             .for_each(|i| table[i][1].store(1, Relaxed));
         assert_eq!(hashfull(&table), 250);
+        (0..1000).for_each(|i| table[i][1].store(1, Relaxed));
+        assert_eq!(hashfull(&table), 1000);
         let (mut engine, board) = (Engine::new(1), crate::game::start_board());
         engine.think(
             &board,

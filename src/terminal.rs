@@ -712,9 +712,8 @@ impl Terminal {
     fn show(&self) {
         let (board, last) = (self.game.board(), self.game.moves.last());
         let marked = |square: usize| last.is_some_and(|m| m.from == square || m.to == square);
-        let text = diagram(board, self.flip != (self.human == 16), marked, |p| {
-            self.piece(p)
-        });
+        let turned = self.flip != (self.human == 16);
+        let text = diagram(board, turned, marked, |p| self.piece(p));
         let last = self.game.last_numbered();
         let status = match self.game.end() {
             Some(_) => last.map_or(String::new(), |s| format!("Last move {s}.")),
@@ -791,11 +790,8 @@ fn search_line(board: &Board, info: &Info) -> String {
 /// Does the locale say the terminal shows UTF-8 (so that chess symbols can be drawn)?
 fn utf8_locale() -> bool {
     let vars = ["LC_ALL", "LC_CTYPE", "LANG"].map(|name| std::env::var(name).unwrap_or_default());
-    let value = vars
-        .into_iter()
-        .find(|v| !v.is_empty())
-        .unwrap_or_default()
-        .to_lowercase();
+    let value = vars.into_iter().find(|v| !v.is_empty()).unwrap_or_default();
+    let value = value.to_lowercase();
     value.contains("utf-8") || value.contains("utf8")
 }
 

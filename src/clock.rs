@@ -226,11 +226,8 @@ mod tests {
 
     /// Line 1 of iteration k (from 0), 50 ms each, 3,000 nodes of which `best` on its move.
     fn line(k: u64, m: Move, score: i32, best: u64) -> Info {
-        let mut info = Info {
-            score,
-            pv: vec![m],
-            ..Info::default()
-        };
+        let mut info = Info::default();
+        (info.score, info.pv) = (score, vec![m]);
         (info.depth, info.ms, info.nodes) = (k as i32 + 1, 50 * (k + 1), 3000 * (k + 1));
         (info.best_nodes, info.multipv) = (best, 1);
         info

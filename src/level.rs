@@ -236,11 +236,9 @@ pub mod tests {
     }
 
     pub fn line(score: i32) -> Info {
-        Info {
-            score,
-            pv: vec![Move::default()],
-            ..Info::default()
-        }
+        let mut info = Info::default();
+        (info.score, info.pv) = (score, vec![Move::default()]);
+        info
     }
 
     #[test]
@@ -268,14 +266,10 @@ pub mod tests {
     #[test]
     fn an_underpromotion_is_played_only_when_it_scores_above_every_other_line() {
         let level = Level::new(1400).expect("a level");
-        let promotion = |promo, score| Info {
-            score,
-            pv: vec![Move {
-                from: 0x61,
-                to: 0x71,
-                promo,
-            }],
-            ..Info::default()
+        let promotion = |promo, score| {
+            let mut info = line(score); // b7b8
+            (info.pv[0].from, info.pv[0].to, info.pv[0].promo) = (0x61, 0x71, promo);
+            info
         };
         // a rook or a knight that does as well as the queen, or less: never
         let (queen, rook, knight) = (promotion(5, 300), promotion(4, 300), promotion(2, 280));

@@ -77,12 +77,8 @@ pub fn diagram(
         text += &(rank + 1).to_string();
         for col in 0..8 {
             let left = col > 0 && marked(square(col - 1));
-            text.push(match (left, marked(square(col))) {
-                (false, false) => ' ',
-                (false, true) => '[',
-                (true, false) => ']',
-                (true, true) => '|',
-            });
+            let edge = 2 * usize::from(left) + usize::from(marked(square(col)));
+            text.push([' ', '[', ']', '|'][edge]);
             text.push(piece(board.b[square(col)]));
         }
         if marked(square(7)) {
@@ -90,11 +86,7 @@ pub fn diagram(
         }
         text.push('\n');
     }
-    text + if turned {
-        "  h g f e d c b a"
-    } else {
-        "  a b c d e f g h"
-    }
+    text + ["  a b c d e f g h", "  h g f e d c b a"][usize::from(turned)]
 }
 
 #[cfg(test)]

@@ -84,10 +84,8 @@ mod tests {
     }
 
     fn range(times: &[u64]) -> (u64, u64) {
-        (
-            *times.iter().min().expect("times"),
-            *times.iter().max().expect("times"),
-        )
+        let (min, max) = (times.iter().min(), times.iter().max());
+        (*min.expect("times"), *max.expect("times"))
     }
 
     #[test]

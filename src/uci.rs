@@ -33,18 +33,7 @@ const OPTIONS: [(&str, i64, i64, i64, &str); 8] = [
 const SAFE_MOVETIME: i64 = 1000;
 
 /// The words of `go` that take a number.
-const NUMERIC: [&str; 10] = [
-    "wtime",
-    "btime",
-    "winc",
-    "binc",
-    "movestogo",
-    "movetime",
-    "depth",
-    "nodes",
-    "mate",
-    "perft",
-];
+const NUMERIC: &str = "wtime btime winc binc movestogo movetime depth nodes mate perft";
 
 pub struct Uci {
     input: Receiver<Event>,
@@ -66,19 +55,16 @@ pub struct Uci {
 
 impl Uci {
     pub fn new(input: Receiver<Event>, events: Sender<Event>) -> Uci {
-        let (game, search) = (Game::new(start_board()), Searcher::new(events));
-        let values = OPTIONS.iter().map(|o| o.1).collect();
-        let (refused, debug, held, ponder, shown) = (None, false, false, None, Arc::default());
         Uci {
             input,
-            game,
-            search,
-            values,
-            refused,
-            debug,
-            held,
-            ponder,
-            shown,
+            game: Game::new(start_board()),
+            search: Searcher::new(events),
+            values: OPTIONS.iter().map(|o| o.1).collect(),
+            refused: None,
+            debug: false,
+            held: false,
+            ponder: None,
+            shown: Arc::default(),
         }
     }
 
@@ -323,10 +309,8 @@ fn game_of(args: &[&str]) -> Result<Game, String> {
     let (fen, rest) = match args {
         ["startpos", rest @ ..] => (START.to_string(), rest),
         ["fen", rest @ ..] => {
-            let n = rest
-                .iter()
-                .position(|&w| w == "moves")
-                .unwrap_or(rest.len());
+            let n = rest.iter().position(|&w| w == "moves");
+            let n = n.unwrap_or(rest.len());
             (rest[..n].join(" "), &rest[n..])
         }
         _ => return Err("position needs 'startpos' or 'fen <FEN>'".into()),
@@ -354,8 +338,7 @@ fn parse_go<'a>(
     ask: &mut Ask,
 ) -> (HashMap<&'a str, i64>, Vec<String>, bool) {
     let (mut numbers, mut errors, mut bad_clock) = (HashMap::new(), vec![], false);
-    let keyword =
-        |w: &&&str| NUMERIC.contains(w) || ["infinite", "ponder", "searchmoves"].contains(w);
+    let keyword = |w: &&&str| numeric(w) || ["infinite", "ponder", "searchmoves"].contains(w);
     let mut words = args.iter().peekable();
     while let Some(&word) = words.next() {
         match word {
@@ -365,7 +348,7 @@ fn parse_go<'a>(
                 errors.push("searchmoves is not supported, all moves are searched".into());
                 while words.next_if(|w| board.parse_move(w).is_some()).is_some() {}
             }
-            _ if NUMERIC.contains(&word) => match words.peek().and_then(|w| int(w)) {
+            _ if numeric(word) => match words.peek().and_then(|w| int(w)) {
                 Some(v) => {
                     words.next();
                     numbers.insert(word, v);
@@ -384,6 +367,10 @@ fn parse_go<'a>(
         }
     }
     (numbers, errors, bad_clock)
+}
+
+fn numeric(word: &str) -> bool {
+    NUMERIC.split(' ').any(|n| n == word)
 }
 
 /// A tune build's search constant (`src/tuning.rs`).

@@ -264,14 +264,9 @@ impl Xboard {
             .per_move
             .is_none()
             .then(|| (self.clock.unwrap_or(base), inc, to_go));
-        let (movetime, depth) = (self.per_move, self.depth);
-        let ask = Ask {
-            clock,
-            movetime,
-            overhead: OVERHEAD_MS,
-            depth,
-            ..Ask::default()
-        };
+        let mut ask = Ask::default();
+        (ask.clock, ask.movetime, ask.depth) = (clock, self.per_move, self.depth);
+        ask.overhead = OVERHEAD_MS;
         let post = self.post;
         let print = move |i: &Info| _ = post.then(|| say!("{}", thinking(i)));
         self.search.start(&self.game, plan(ask), Box::new(print));
@@ -284,13 +279,8 @@ impl Xboard {
         }
         self.search.finish();
         self.plays = None;
-        let (depth, lines) = (self.depth, self.lines);
-        let ask = Ask {
-            depth,
-            lines,
-            infinite: true,
-            ..Ask::default()
-        };
+        let mut ask = Ask::default();
+        (ask.depth, ask.lines, ask.infinite) = (self.depth, self.lines, true);
         *lock(&self.progress) = Info::default();
         self.analysis_start = Instant::now();
         let progress = self.progress.clone();

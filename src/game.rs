@@ -231,13 +231,13 @@ enum Token {
 /// escape lines (`%`), move numbers, NAGs, annotation glyphs and `e.p.`.
 fn tokens(text: &str) -> Vec<Token> {
     let (mut out, mut depth, mut rest) = (vec![], 0usize, text);
+    let bad = |e: &str| Token::Bad(e.to_string());
     loop {
         rest = rest.trim_start();
         let offset = text.len() - rest.len();
         let at_line_start = offset == 0 || text[..offset].ends_with('\n');
         let Some(c) = rest.chars().next() else { break };
         let line_end = rest.find('\n').unwrap_or(rest.len());
-        let bad = |e: &str| Token::Bad(e.to_string());
         rest = match c {
             '%' if at_line_start => &rest[line_end..],
             ';' => &rest[line_end..],
@@ -272,9 +272,7 @@ fn tokens(text: &str) -> Vec<Token> {
         };
     }
     if depth > 0 {
-        out.push(Token::Bad(
-            "a variation opened with '(' is never closed".into(),
-        ));
+        out.push(bad("a variation opened with '(' is never closed"));
     }
     out
 }

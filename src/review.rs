@@ -303,20 +303,18 @@ fn options(args: &[&str]) -> Result<Option<(String, Budget, PathBuf)>, String> {
             }
             _ => word,
         };
-        let (twice, what) = match word {
-            "--time" | "--nodes" => (budget.is_some(), "one budget (--time or --nodes)"),
-            "--out" => (out.is_some(), "one --out"),
-            _ => (input.is_some(), "one PGN file"),
-        };
-        if twice {
-            return Err(format!("review takes {what}, not '{}' too", short(value)));
-        }
+        let twice = |what| Err(format!("review takes {what}, not '{}' too", short(value)));
         match word {
+            "--time" | "--nodes" if budget.is_some() => {
+                return twice("one budget (--time or --nodes)")
+            }
+            "--out" if out.is_some() => return twice("one --out"),
             "--time" => {
                 budget = Some(Budget::seconds(value).map_err(|e| format!("review: --time {e}"))?)
             }
             "--nodes" => budget = Some(Budget::nodes(value).map_err(|e| format!("review: {e}"))?),
             "--out" => out = Some(PathBuf::from(value)),
+            _ if input.is_some() => return twice("one PGN file"),
             _ => input = Some(value.to_string()),
         }
     }
@@ -326,11 +324,8 @@ fn options(args: &[&str]) -> Result<Option<(String, Budget, PathBuf)>, String> {
         .map_or("game".into(), |s| s.to_string_lossy());
     let beside = Path::new(&input).with_file_name(format!("{stem}-review.pgn"));
     let out = out.or((input == "-").then(|| "game-review.pgn".into()));
-    Ok(Some((
-        input,
-        budget.unwrap_or_default(),
-        out.unwrap_or(beside),
-    )))
+    let (budget, out) = (budget.unwrap_or_default(), out.unwrap_or(beside));
+    Ok(Some((input, budget, out)))
 }
 
 fn review_file(input: &str, budget: Budget, out: &Path) -> Result<(), String> {

@@ -12,10 +12,8 @@ pub fn start_board() -> Board {
 
 /// The FEN letter of a piece code (as in lib.rs), '.' for an empty square.
 pub fn letter(piece: u8) -> char {
-    LETTERS
-        .as_bytes()
-        .get(piece as usize)
-        .map_or('?', |&c| c as char)
+    let letter = LETTERS.as_bytes().get(piece as usize);
+    letter.map_or('?', |&c| c as char)
 }
 
 pub fn colour(side: u8) -> &'static str {

@@ -112,12 +112,10 @@ fn check_material(board: &Board) -> Result<(), String> {
         if pawns > 8 {
             return Err(format!("{who} has {pawns} pawns; at most 8 can be"));
         }
-        let promoted: usize = [(2, 2), (3, 2), (4, 2), (5, 1)]
-            .iter()
-            .map(|&(kind, original)| count(kind).saturating_sub(original))
-            .sum();
-        if promoted > 8 - pawns {
-            let missing = 8 - pawns;
+        let extra = |(kind, original): (u8, usize)| count(kind).saturating_sub(original);
+        let (promoted, missing) = ([(2, 2), (3, 2), (4, 2), (5, 1)].map(extra), 8 - pawns);
+        let promoted: usize = promoted.iter().sum();
+        if promoted > missing {
             let msg =
                 format!("{who} has {promoted} promoted pieces but only {missing} missing pawns");
             return Err(msg);

@@ -126,11 +126,8 @@ impl Level {
         let start = Instant::now();
         let level = self.facing(board);
         let asked = lim.multipv;
-        let lim = Limits {
-            nodes: lim.nodes.min(level.nodes),
-            multipv: asked.max(level.lines),
-            ..lim
-        };
+        let mut lim = lim;
+        (lim.nodes, lim.multipv) = (lim.nodes.min(level.nodes), asked.max(level.lines));
         let lines = Arc::new(Mutex::new(Lines::new(lim.multipv, board)));
         let (collect, mut report) = (lines.clone(), engine.report.take());
         engine.report = Some(Box::new(move |i: &Info| {
@@ -142,10 +139,8 @@ impl Level {
         }));
         let (mut best, mut info) = think(engine, board, keys, lim);
         let complete = std::mem::take(&mut lock(&lines).complete);
-        if let Some(line) = complete
-            .get(level.pick(&complete, random()))
-            .filter(|l| !l.pv.is_empty())
-        {
+        let picked = complete.get(level.pick(&complete, random()));
+        if let Some(line) = picked.filter(|l| !l.pv.is_empty()) {
             best = line.pv.first().copied();
             info = Info {
                 nodes: info.nodes,

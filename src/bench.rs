@@ -4,7 +4,6 @@
 
 use crate::searcher::HASH_MB;
 use rmax::{Board, Engine, Limits, START};
-use std::io::Write;
 use std::time::{Duration, Instant};
 
 /// `rmax bench` searches this deep unless told otherwise.
@@ -58,28 +57,21 @@ const BENCH: &[&str] = &[
 pub fn bench(depth: i32) {
     let (mut nodes, mut time) = (0u64, Duration::ZERO);
     for (i, fen) in BENCH.iter().enumerate() {
-        let Ok(board) = Board::from_fen(fen) else {
-            continue;
-        };
-        let mut engine = Engine::new(HASH_MB);
-        let clock = Instant::now();
-        let (best, info) = engine.think(
-            &board,
-            &[],
+        let board = Board::from_fen(fen).expect("a bench position");
+        let (mut engine, lim) = (
+            Engine::new(HASH_MB),
             Limits {
                 depth,
                 ..Limits::default()
             },
         );
+        let clock = Instant::now();
+        let (best, info) = engine.think(&board, &[], lim);
         time += clock.elapsed();
         nodes += info.nodes;
         let best = best.map_or("0000".to_string(), |m| m.to_string());
-        say!(
-            "{:2}/{} {:>10} nodes  {best:<5} {fen}",
-            i + 1,
-            BENCH.len(),
-            info.nodes
-        );
+        let (n, of, nodes) = (i + 1, BENCH.len(), info.nodes);
+        say!("{n:2}/{of} {nodes:>10} nodes  {best:<5} {fen}");
     }
     let nps = u128::from(nodes) * 1_000_000 / time.as_micros().max(1);
     say!("{nodes} nodes {nps} nps");

@@ -1,22 +1,17 @@
 //! rmax's text interface over the engine in lib.rs: one binary for a person at a terminal,
-//! for UCI GUIs and tournament managers, and for xboard (CECP v2).
-//!
-//! This file: the command line (perft, eval, datagen; bench's positions in `bench.rs`) and the
-//! choice of mode. Standard input and its parsing live in `input.rs`, the time management in
-//! `clock.rs`, the search thread in `searcher.rs`, what every mode prints alike (version,
-//! scores, lines of moves, the board) in `output.rs`, the evaluation explained term by term
-//! in `explain.rs`; the protocols in `uci.rs`, `xboard.rs` and `terminal.rs`; the game
-//! record, SAN and PGN in `game.rs`; `rmax review` in `review.rs`. README.md's "The engine,
-//! for students" lists them all.
+//! UCI GUIs and xboard. This file reads the command line and chooses the mode; README's
+//! "The engine, for students" lists the other files.
 
-use rmax::{Board, START};
+use rmax::START;
 use std::io::{IsTerminal, Write};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-/// Prints a line. Output nobody reads any more (the GUI went away) is no reason to panic, so
-/// errors are ignored; the lock keeps lines printed by the search thread whole.
+/// Prints a line. Output nobody reads any more (the GUI went away) is no reason to panic; the
+/// lock keeps lines printed by the search thread whole.
 macro_rules! say {
     ($($arg:tt)*) => {{
+        use std::io::Write as _;
         let _ = writeln!(std::io::stdout().lock(), $($arg)*);
     }};
 }
@@ -39,14 +34,6 @@ mod xboard;
 use bench::{bench, BENCH_DEPTH};
 use input::{parse_fen, read_input, short, Event, MAX_LINE};
 use output::VERSION;
-use searcher::perft;
-use terminal::{prompt, Terminal};
-use uci::Uci;
-use xboard::Xboard;
-
-// ---------------------------------------------------------------------------------------
-// Command line
-// ---------------------------------------------------------------------------------------
 
 fn main() {
     // args_os: an argument that is not UTF-8 is a bad argument, not a reason to panic
@@ -57,7 +44,7 @@ fn main() {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     match args.as_slice() {
         [] => interactive(),
-        ["perft", depth, fen @ ..] => perft_cli(depth, fen),
+        ["perft", depth, fen @ ..] => perft(depth, fen),
         ["bench"] => bench(BENCH_DEPTH),
         ["bench", depth] => match depth.parse() {
             Ok(d @ 1..=64) => bench(d),
@@ -66,7 +53,11 @@ fn main() {
                 short(depth)
             )),
         },
-        ["eval", fen @ ..] => eval_cli(fen),
+        ["eval", fen @ ..] => {
+            let board = parse_fen(&fen_argument("eval", fen))
+                .unwrap_or_else(|e| fail(&format!("eval: bad FEN: {e}")));
+            say!("{}", explain::explain(&board, &rmax::W));
+        }
         ["datagen", rest @ ..] => datagen::run(rest).unwrap_or_else(|e| fail(&e)),
         ["review", rest @ ..] => review::run(rest),
         ["-h" | "--help"] => usage(0),
@@ -95,9 +86,8 @@ fn complaint(args: &[&str]) -> String {
     }
 }
 
-/// The FEN of a command line: the start position when none is given, an error when an
-/// argument is there but empty (`rmax eval ''`: a script's variable that came out empty should
-/// not quietly turn into the start position).
+/// The FEN of a command line: the start position when none is given, an error when one is
+/// given empty (a script's variable that came out empty is no start position).
 fn fen_argument(command: &str, words: &[&str]) -> String {
     let fen = words.join(" ");
     match (words.is_empty(), fen.trim().is_empty()) {
@@ -147,59 +137,29 @@ fn fail(msg: &str) -> ! {
     std::process::exit(2)
 }
 
-fn perft_cli(depth: &str, fen: &[&str]) {
+/// `rmax perft N [FEN]`: the divide, the time and the total.
+fn perft(depth: &str, fen: &[&str]) {
     let Ok(depth) = depth.parse::<u32>() else {
         fail(&format!("perft: '{}' is not a depth", short(depth)))
     };
-    let fen = fen_argument("perft", fen);
-    let board = parse_fen(&fen).unwrap_or_else(|e| fail(&format!("perft: bad FEN: {e}")));
+    let board = parse_fen(&fen_argument("perft", fen))
+        .unwrap_or_else(|e| fail(&format!("perft: bad FEN: {e}")));
     let clock = Instant::now();
-    let nodes = divide(&board, depth);
+    let nodes = searcher::divide(&board, depth, &AtomicBool::new(false)).unwrap_or(0);
     let secs = clock.elapsed().as_secs_f64();
-    say!(
-        "\nTime: {}, {:.0} leaves per second",
-        duration_text(secs),
-        nodes as f64 / secs.max(1e-9)
-    );
+    // (milliseconds below a second: "0.000 s" beside millions of leaves a second is nonsense)
+    let ms = usize::from(secs < 1.0);
+    let time = format!("{:.3} {}", secs * [1.0, 1000.0][ms], ["s", "ms"][ms]);
+    let speed = nodes as f64 / secs.max(1e-9);
+    say!("\nTime: {time}, {speed:.0} leaves per second");
     say!("Nodes searched: {nodes}");
-}
-
-/// A time to read beside a speed: seconds, or milliseconds below a second (perft 3 takes a
-/// third of one, and "0.000 s" beside "28696597 leaves per second" reads as nonsense).
-fn duration_text(secs: f64) -> String {
-    if secs >= 1.0 {
-        format!("{secs:.3} s")
-    } else {
-        format!("{:.3} ms", secs * 1000.0)
-    }
-}
-
-/// `rmax eval [FEN]`: the table of `explain`, its last line `Board::eval`.
-fn eval_cli(fen: &[&str]) {
-    let fen = fen_argument("eval", fen);
-    let board = parse_fen(&fen).unwrap_or_else(|e| fail(&format!("eval: bad FEN: {e}")));
-    say!("{}", explain::explain(&board, &rmax::W));
-}
-
-/// Prints the leaf count below each legal move ("divide") and returns their sum.
-fn divide(board: &Board, depth: u32) -> u64 {
-    if depth == 0 {
-        return 1;
-    }
-    let mut total = 0;
-    for m in board.gen(false) {
-        let n = perft(&board.after(m), depth - 1);
-        say!("{m}: {n}");
-        total += n;
-    }
-    total
 }
 
 /// No arguments: the first command chooses UCI, xboard or the terminal.
 fn interactive() {
     let (events, input) = read_input();
     let tty = std::io::stdin().is_terminal();
-    let term = Terminal::new(events.clone());
+    let term = terminal::Terminal::new(events.clone());
     if tty {
         term.greet(); // a person at a keyboard sees the board at once
     }
@@ -210,18 +170,14 @@ fn interactive() {
                 say!("Error: a line of {bytes} bytes is too long (at most {MAX_LINE}); ignored");
                 continue;
             }
-            _ => {
-                if tty {
-                    say!(); // Ctrl-D at the prompt: the shell's prompt goes on a line of its own
-                }
-                return;
-            }
+            _ if tty => return say!(), // Ctrl-D at the prompt: the shell's prompt on a line of its own
+            _ => return,
         };
         match line.split_whitespace().next() {
-            None if tty => prompt(),
+            None if tty => terminal::prompt(),
             None => {}
-            Some("uci") => return Uci::new(input).run(),
-            Some("xboard") => return Xboard::new(input, events).run(),
+            Some("uci") => return uci::Uci::new(input, events).run(),
+            Some("xboard") => return xboard::Xboard::new(input, events).run(),
             Some(_) => {
                 if !tty {
                     term.greet();

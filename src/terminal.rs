@@ -1,180 +1,162 @@
-//! A person at the terminal: the board, moves in SAN or coordinates, and a few commands.
-//!
-//! rmax thinks on the search thread while input keeps arriving as events, so that Enter or
-//! `move` makes it move at once and `quit` leaves; commands wait for its move, a move typed
-//! at the keyboard meanwhile is not kept, and piped lines are all done in order (see
-//! `while_thinking`). At a level the thinking line is a clock, not the search's line.
+//! A person at the terminal: a parser of moves and of the commands in COMMANDS into the
+//! clock's `Ask` and the search thread, and a printer of the board and the search's lines.
+//! rmax thinks on the search thread while input keeps coming (`while_thinking`).
 
+use crate::clock::{plan, Ask};
 use crate::explain::explain;
-use crate::game::{
-    colour, letter, line_san, numbered, read_move, san, start_board, End, Game, Parsed,
-};
+use crate::game::{colour, letter, line_san, numbered, read_move, read_pgn, san, start_board};
+use crate::game::{Game, Parsed, PgnGame};
 use crate::input::{int, parse_fen, short, split_word, Event, MAX_LINE};
-use crate::level::{Level, ELO_MAX, ELO_MIN};
+use crate::level::Level;
 use crate::output::{diagram, Score, VERSION};
-use crate::pace::{self, HumanPace};
-use crate::review;
+use crate::review::{review_game, Budget};
 use crate::searcher::{lock, Searcher, MAX_THREADS};
-use rmax::{Board, Info, Limits, W};
+use crate::{level, pace};
+use rmax::{Board, Info, W};
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-pub const HELP: &str =
-    "Moves: SAN (e4, Nf3, exd5, O-O, O-O-O, e8=Q, Nbd7) or coordinates (e2e4, e7e8q).
-While rmax thinks: Enter or move makes it move now; quit too, and then leaves. Commands
-wait for its move; a move typed at the keyboard is not kept (type it after rmax's move).
-Commands:
-  new             a new game (you keep your colour)
-  undo            take back your last move and rmax's reply
-  go              rmax moves now (you take the other side)
-  white, black    choose your side (rmax moves if it is its turn)
-  hint            rmax suggests a move for you (a short search)
-  resign          give up the game
-  time <s>        rmax thinks <s> seconds per move (time 0.5; at most 3600; default 1);
-                  a paced level takes at most <s> seconds
-  depth <n>       rmax searches <n> plies per move instead (1 to 64)
-  level <elo>     rmax plays like a player rated <elo> (1000 to 2150; level 1500)
-  level off       rmax plays at full strength (the default)
-  pace on|off     at a level, rmax takes a person's time for a move (0.6 to 4 s, less
-                  for a forced or obvious reply; the default), or moves at once
-  threads <n>     rmax searches on <n> threads at full strength (1 to 256; default 1)
-  analyse [n]     the n best lines of the position (default 3; 1 to 10), deeper and
-                  deeper until Enter (also: analyze)
-  board           show the board (the last move's squares in brackets)
-  eval [FEN]      the evaluation of the position (or of FEN), a row per group of terms
-  flip            turn the board around
-  unicode on|off  chess symbols for the pieces, or letters
-  moves           list the legal moves
-  fen             print the position as FEN
-  setboard <FEN>  set up a position, you to move (also: fen <FEN>)
-  pgn             print the game so far as PGN
-  save <file>     write the game as PGN to a file
-  load <file>     read a game (PGN) or a position (FEN); you play the side to move
-  review [s]      the game so far reviewed: each move scored, ?! ? ?? marked, the better
-                  move shown, a summary per side and the annotated PGN (s seconds a
-                  position, default 0.5; rmax review FILE does a PGN file)
-  quit            leave (also Ctrl-D)";
+const HELP: &str =
+    "Moves: SAN (e4, Nf3, exd5, O-O, e8=Q, Nbd7) or coordinates (e2e4, e7e8q). While rmax
+thinks, Enter or move makes it move now (quit too, and leaves); other commands wait for its
+move, and a move typed at the keyboard is not kept (type it after rmax's move). Commands:
+  new, undo, resign   a new game (your colour kept); take back your move and rmax's; give up
+  white, black, go    choose your side; go: rmax takes the side to move, you the other
+  hint, moves         a move for you (a short search); the legal moves
+  analyse [n]         the n best lines (1 to 10; default 3), deeper until Enter (also: analyze)
+  time <s>            rmax thinks s seconds a move (at most 3600; default 1; a paced level too)
+  depth <n>           rmax searches n plies a move instead (1 to 64)
+  level <elo>|off     rmax plays like a player rated elo (1000 to 2150; level 1500), or at full
+                      strength (the default)
+  pace on|off         at a level, a person's time for a move (0.6 to 4 s; the default), or none
+  threads <n>         search threads at full strength (1 to 256; default 1)
+  board, flip         the board (the last move's squares in brackets), turned around
+  unicode on|off      chess symbols for the pieces, or letters
+  eval [FEN]          the evaluation of the position (or of FEN), a row per group of terms
+  fen, setboard <FEN> the position as FEN; set one up, you to move (also: fen <FEN>)
+  pgn, save <file>    the game as PGN, shown or written to a file
+  load <file>         a game (PGN) or position (FEN) read; you play the side to move
+  review [s]          the game reviewed: moves scored, ?! ? ?? marked with the better move, a
+                      summary, the annotated PGN (s seconds a position; default 0.5)
+  quit                leave (also Ctrl-D)";
 
-/// The longest think `time` accepts, in seconds.
-const MAX_SECONDS: f64 = 3600.0;
-/// How long `hint` thinks at most, in milliseconds.
-const HINT_MS: u64 = 500;
-/// The thinking line is cut to this width, so that it never wraps (`\r` rewrites one line).
-const LINE_WIDTH: usize = 79;
-/// The start of the thinking line.
-const THINKING: &str = "rmax is thinking (Enter: move now)";
-/// `analyse` shows this many lines unless told otherwise, and at most ANALYSIS_MAX (each
-/// has a line of the screen).
-const ANALYSIS_LINES: i64 = 3;
-const ANALYSIS_MAX: i64 = 10;
-/// Clears the rest of the terminal line (after `\r`).
-const CLEAR_LINE: &str = "\r\x1b[K";
-/// How often the thinking line's clock is rewritten at a level (ms).
-const TICK_MS: u64 = 100;
-/// The words `command` obeys. At the keyboard, a line typed while rmax thinks that starts
-/// with none of them is a move (or a slip), and is not kept for later (see `while_thinking`).
-const COMMANDS: [&str; 30] = [
-    "help", "?", "new", "undo", "go", "white", "black", "flip", "unicode", "time", "depth",
-    "level", "pace", "threads", "analyse", "analyze", "fen", "setboard", "moves", "board", "eval",
-    "pgn", "save", "load", "hint", "resign", "review", "quit", "exit", "move",
+/// The commands: the words that call them (HELP says what they do) and their handlers.
+type Command = (&'static [&'static str], fn(&mut Terminal, &str));
+const COMMANDS: [Command; 26] = [
+    (&["help", "?"], |t, _| t.help()),
+    (&["new"], |t, _| t.new_game()),
+    (&["undo"], |t, _| t.undo()),
+    (&["go"], |t, _| t.swap_sides()),
+    (&["white"], |t, _| t.choose_side(8)),
+    (&["black"], |t, _| t.choose_side(16)),
+    (&["hint"], |t, _| t.hint()),
+    (&["resign"], |t, _| t.resign()),
+    (&["time"], Terminal::set_time),
+    (&["depth"], Terminal::set_depth),
+    (&["level"], Terminal::set_level),
+    (&["pace"], Terminal::set_pace),
+    (&["threads"], Terminal::set_threads),
+    (&["analyse", "analyze"], Terminal::analyse),
+    (&["board"], |t, _| t.show()),
+    (&["eval"], Terminal::eval),
+    (&["flip"], |t, _| t.flip()),
+    (&["unicode"], Terminal::set_unicode),
+    (&["moves"], |t, _| t.list_moves()),
+    (&["fen"], Terminal::fen),
+    (&["setboard"], Terminal::setboard),
+    (&["pgn"], |t, _| say!("{}", t.record().pgn(&[]))),
+    (&["save"], Terminal::save),
+    (&["load"], Terminal::load),
+    (&["review"], Terminal::review),
+    (&["quit", "exit"], |_, _| {}),
 ];
 
-/// How long the engine thinks in the terminal.
+/// The longest `time` (s) and `hint` (ms); `analyse`'s lines unless told, and at most.
+const MAX_SECONDS: f64 = 3600.0;
+const HINT_MS: u64 = 500;
+const ANALYSIS_LINES: (usize, i64) = (3, 10);
+/// The thinking line: its start, its width (never wrapped: `\r` rewrites one line), what
+/// clears a line after `\r`, how often a level's clock on it ticks (ms).
+const THINKING: &str = "rmax is thinking (Enter: move now)";
+const LINE_WIDTH: usize = 79;
+const CLEAR_LINE: &str = "\r\x1b[K";
+const TICK_MS: u64 = 100;
+
+/// How long rmax thinks: ms, or plies.
 #[derive(Clone, Copy)]
-pub enum Limit {
+enum Limit {
     Millis(u64),
-    Depth(i32),
+    Depth(i64),
 }
 
 pub struct Terminal {
     game: Game,
     search: Searcher,
-    /// The colour the person plays; the engine replies when the other colour is to move.
+    /// The person's colour; rmax replies when the other is to move.
     human: u8,
-    /// Turns the board around (it is shown from the person's side).
     flip: bool,
     limit: Limit,
-    /// Chess symbols for the pieces instead of letters.
-    unicode: bool,
-    /// Standard output is a terminal: the thinking line is rewritten in place.
-    live: bool,
-    /// Standard input is a terminal, which echoes what is typed (and the Enter).
-    keyboard: bool,
-    /// Lines that came while rmax thought, obeyed (and shown) after its move.
-    waiting: VecDeque<String>,
-    /// The input ended while rmax thought: leave once the waiting lines are done.
-    leaving: bool,
-    /// The strength level rmax plays at; None: full strength.
-    level: Option<Level>,
-    /// At a level, take a person's time for a move (pace.rs).
-    pace: bool,
     /// The person gave `time`: it caps a paced move too (else pace::MAX_MS does).
     time_given: bool,
-    /// When rmax started thinking about its move (a paced move shows the time it took).
-    thinking_since: Instant,
-    /// The running search is `analyse`, not rmax thinking about its move: it plays nothing,
-    /// and shows its lines in `view`.
+    level: Option<Level>,
+    pace: bool,
+    unicode: bool,
+    /// Standard output is a terminal (the thinking line rewritten in place), and input (echoed).
+    live: bool,
+    keyboard: bool,
+    /// Lines that came while rmax thought, obeyed after its move; the input ended meanwhile.
+    waiting: VecDeque<String>,
+    leaving: bool,
+    /// The search is `analyse`: it plays nothing, and shows its lines in `view`.
     analysing: bool,
     view: Arc<Mutex<View>>,
-    /// At a level on a terminal, the thinking line shows a running clock (no line of moves,
-    /// which could differ from the move the level picks): true while it may be drawn.
-    clock_shown: Arc<Mutex<bool>>,
+    /// A level's running clock on the thinking line is drawn while this is true.
+    ticking: Arc<Mutex<bool>>,
 }
 
-/// The lines `analyse` shows. On a terminal they stay in a block of screen lines that is
-/// rewritten as the search deepens (like the thinking line); piped, each is printed once.
+/// The lines `analyse` shows: on a terminal a block rewritten as the search deepens, the
+/// lines of it `drawn` (the cursor on the last); piped, each printed once.
 #[derive(Default)]
 struct View {
     lines: Vec<String>,
-    /// How many lines of the block are on the screen (the cursor is on the last).
     drawn: usize,
 }
 
 impl View {
-    /// Rewrites the block in place: up to its first line, then every line cleared and printed.
     fn draw(&mut self) {
-        let mut text = String::new();
-        if self.drawn > 1 {
-            text += &format!("\x1b[{}A", self.drawn - 1);
-        }
-        for (i, line) in self.lines.iter().enumerate() {
-            if i > 0 {
-                text.push('\n');
-            }
-            text += CLEAR_LINE;
-            text.extend(line.chars().take(LINE_WIDTH));
-        }
-        print_now(&text);
+        let up = format!("\x1b[{}A", self.drawn.saturating_sub(1));
+        let up = if self.drawn > 1 { up.as_str() } else { "" };
+        let lines: Vec<String> = self.lines.iter().map(|l| fit(l)).collect();
+        print_now(&format!("{up}{}", lines.join("\n")));
         self.drawn = self.lines.len();
     }
 }
 
 impl Terminal {
-    /// `events` is the input's channel: searches say there when they are done.
+    /// `events`: the input's channel, where searches say they are done.
     pub fn new(events: Sender<Event>) -> Terminal {
         let live = std::io::stdout().is_terminal();
+        let keyboard = std::io::stdin().is_terminal();
         Terminal {
             game: Game::new(start_board()),
-            search: Searcher::new(Some(events)),
+            search: Searcher::new(events),
             human: 8,
             flip: false,
             limit: Limit::Millis(1000),
-            unicode: live && utf8_locale(),
-            live,
-            keyboard: std::io::stdin().is_terminal(),
-            waiting: VecDeque::new(),
-            leaving: false,
+            time_given: false,
             level: None,
             pace: true,
-            time_given: false,
-            thinking_since: Instant::now(),
+            unicode: live && utf8_locale(),
+            live,
+            keyboard,
+            waiting: VecDeque::new(),
+            leaving: false,
             analysing: false,
             view: Arc::default(),
-            clock_shown: Arc::default(),
+            ticking: Arc::default(),
         }
     }
 
@@ -186,18 +168,11 @@ impl Terminal {
 
     /// Obeys `first`, then the input's lines, until `quit` or the end of input.
     pub fn run(mut self, input: Receiver<Event>, first: &str) {
-        if !self.command(first) {
-            return;
-        }
+        let mut line = Some(first.to_string());
         loop {
-            // the lines that came while rmax thought, now that it has moved
-            while !self.search.busy() {
-                let Some(line) = self.waiting.pop_front() else {
-                    break;
-                };
-                prompt();
-                say!("{}", short(&line));
-                if !self.command(&line) {
+            // a line, or those that came while rmax thought, now that it has moved
+            while let Some(next) = line.take().or_else(|| self.idle_line()) {
+                if !self.command(&next) {
                     return;
                 }
             }
@@ -208,165 +183,173 @@ impl Terminal {
                 }
             }
             match input.recv() {
-                Ok(Event::Line(line)) if self.search.busy() => self.while_thinking(line),
-                Ok(Event::Line(line)) => {
-                    if !self.command(&line) {
-                        return;
-                    }
+                Ok(Event::Line(next)) if self.search.busy() => self.while_thinking(next),
+                Ok(Event::Line(next)) => line = Some(next),
+                Ok(Event::TooLong(n)) => {
+                    let too_long = format!("That line is too long ({n} bytes, at most {MAX_LINE})");
+                    self.notice(&format!("{too_long}; ignored."));
                 }
-                Ok(Event::TooLong(bytes)) => {
-                    let busy = self.search.busy();
-                    if busy {
-                        self.clear_thinking_text();
+                Ok(Event::Done(id)) if self.search.is_current(id) => self.search_done(),
+                Ok(Event::Done(_)) => {}
+                // end of input: piped commands all run (an analysis stops: no Enter can come);
+                // Ctrl-D at the keyboard leaves at once
+                Ok(Event::Eof) | Err(_) if self.search.busy() && !self.keyboard => {
+                    if self.analysing {
+                        self.search.stop();
                     }
-                    say!("That line is too long ({bytes} bytes, at most {MAX_LINE}); ignored.");
-                    if busy {
-                        self.redraw_thinking();
-                    }
+                    self.leaving = true;
                 }
-                Ok(Event::Done(id)) => {
-                    if self.search.is_current(id) && self.analysing {
-                        self.analysis_done();
-                    } else if self.search.is_current(id) {
-                        self.engine_moved();
-                    }
-                }
-                // end of input: piped commands all run; Ctrl-D at the keyboard leaves at once
                 Ok(Event::Eof) | Err(_) => {
-                    if self.search.busy() && !self.keyboard {
-                        if self.analysing {
-                            self.search.stop(); // no Enter can come to end it
-                        }
-                        self.leaving = true;
-                    } else {
-                        self.search.finish();
-                        self.clear_thinking();
-                        return say!();
-                    }
+                    self.search.finish();
+                    self.clear_thinking();
+                    return say!();
                 }
             }
         }
     }
 
-    /// A line typed while rmax thinks (or analyses). Enter and `move` make it move now;
-    /// `quit` too, and then it leaves, unless lines are waiting: then `quit` waits behind
-    /// them, so that piped lines are all done in order (`e4`, `pgn`, `quit`: the reply, the
-    /// PGN, the end). Commands wait for the move. A move typed at the keyboard is not kept:
-    /// it was meant for the position before rmax's reply, and played after it, unasked, it
-    /// could be a blunder; piped moves (a script's) wait like commands.
+    /// A line that waited for rmax's move, shown after the prompt as if typed there.
+    fn idle_line(&mut self) -> Option<String> {
+        if self.search.busy() {
+            return None;
+        }
+        let line = self.waiting.pop_front()?;
+        prompt();
+        say!("{}", short(&line));
+        Some(line)
+    }
+
+    /// A line typed while rmax thinks: Enter, `move` and `quit` (behind waiting lines) make it move
+    /// now; other lines wait for its move, but not a move typed at the keyboard (meant before it).
     fn while_thinking(&mut self, line: String) {
         if self.live && self.keyboard {
-            // the terminal echoed the line and its Enter after the thinking line: back up to
-            // that line, so that what follows replaces both
-            print_now("\x1b[A");
+            print_now("\x1b[A"); // (back over the echoed line, so that what follows replaces it)
         }
-        let (cmd, _) = split_word(&line);
-        let cmd = cmd.to_ascii_lowercase();
-        let waits = if self.analysing {
-            "waits until the analysis stops (Enter: stop)"
-        } else {
-            "waits until rmax has moved (Enter: move now)"
+        let word = split_word(&line).0.to_ascii_lowercase();
+        let command = COMMANDS.iter().any(|c| c.0.contains(&word.as_str()));
+        let waits = match self.analysing {
+            true => "waits until the analysis stops (Enter: stop)",
+            false => "waits until rmax has moved (Enter: move now)",
         };
-        match cmd.as_str() {
-            "" | "move" => self.search.stop(),
+        match word.as_str() {
+            "" | "move" => return self.search.stop(),
             "quit" | "exit" if self.waiting.is_empty() => {
-                self.search.stop();
                 self.leaving = true;
+                return self.search.stop();
             }
-            word if self.keyboard && !self.analysing && !COMMANDS.contains(&word) => {
-                self.clear_thinking_text();
-                say!(
-                    "{}: not kept, rmax is to move (type it again after its move).",
-                    short(&line)
-                );
-                self.redraw_thinking();
+            _ if self.keyboard && !self.analysing && !command => {
+                let text = "not kept, rmax is to move (type it again after its move)";
+                return self.notice(&format!("{}: {text}.", short(&line)));
             }
-            _ => {
-                self.clear_thinking_text();
-                // (not quoted as in the answers to commands, so that a script waiting for
-                // the answer to a line cannot take this notice for it)
-                say!("{}: {waits}.", short(&line));
-                self.waiting.push_back(line);
-                self.redraw_thinking();
-            }
+            // (not quoted as answers are: a script must not take this for one)
+            _ => self.notice(&format!("{}: {waits}.", short(&line))),
         }
+        self.waiting.push_back(line);
     }
 
-    /// Wipes the thinking line or the analysis block's last line, so that a notice can take
-    /// its place.
-    fn clear_thinking_text(&self) {
-        if self.live {
+    /// A notice while rmax may think: in the thinking line's place, which comes back below.
+    fn notice(&self, text: &str) {
+        let busy = self.live && self.search.busy();
+        if busy {
             print_now(CLEAR_LINE);
         }
-    }
-
-    /// After a notice: the thinking line again below it (the analysis block, or the clock's
-    /// next tick, redraws itself).
-    fn redraw_thinking(&self) {
-        if !self.live {
-            return;
-        }
-        if self.analysing {
+        say!("{text}");
+        if busy && self.analysing {
             let mut view = lock(&self.view);
             view.drawn = 0; // the block again, below the notice
             view.draw();
-        } else {
-            print_now(THINKING);
+        } else if busy {
+            print_now(THINKING); // (a level's clock redraws itself)
         }
     }
 
     /// Obeys one line; false for `quit`.
     pub fn command(&mut self, line: &str) -> bool {
-        let (cmd, arg) = split_word(line);
-        match cmd.to_ascii_lowercase().as_str() {
-            "" => {}
-            "help" | "?" => say!("{HELP}\nNow: {}.", self.settings()),
-            "new" => {
-                self.game = Game::new(start_board());
-                self.search.new_game(); // an empty hash table, no history
-                self.next();
-            }
-            "undo" => self.undo(),
-            "go" => self.swap_sides(),
-            side @ ("white" | "black") => {
-                self.human = if side == "white" { 8 } else { 16 };
-                say!("You play {}.", colour(self.human));
-                self.next();
-            }
-            "flip" => {
-                self.flip = !self.flip;
-                self.show();
-            }
-            "unicode" => self.set_unicode(arg),
-            "time" => self.set_time(arg),
-            "depth" => self.set_depth(arg),
-            "level" => self.set_level(arg),
-            "pace" => self.set_pace(arg),
-            "threads" => self.set_threads(arg),
-            "analyse" | "analyze" => self.analyse(arg),
-            "fen" if arg.is_empty() => say!("{}", self.game.board().fen()),
-            "fen" | "setboard" => match parse_fen(arg) {
-                Ok(board) => self.set_game(Game::new(board)),
-                Err(e) => say!("Bad FEN: {e}"),
-            },
-            "moves" => self.list_moves(),
-            "board" => self.show(),
-            "eval" => self.eval(arg),
-            "review" => self.review(arg),
-            "pgn" => say!("{}", self.pgn()),
-            "save" => self.save(arg),
-            "load" => self.load(arg),
-            "hint" => self.hint(),
-            "resign" => self.resign(),
-            "quit" | "exit" => return false,
-            _ => self.human_move(line),
+        let (word, arg) = split_word(line);
+        let word = word.to_ascii_lowercase();
+        match COMMANDS.iter().find(|c| c.0.contains(&word.as_str())) {
+            _ if matches!(word.as_str(), "quit" | "exit") => return false,
+            Some((_, run)) => run(self, arg),
+            None if word.is_empty() => {}
+            None => self.human_move(line),
         }
         true
     }
 
-    /// `eval [FEN]`: the evaluation explained, of the position now or of FEN (which changes
-    /// nothing in the game).
-    fn eval(&self, fen: &str) {
+    fn help(&self) {
+        say!("{HELP}\nNow: {}, {}.", self.limit_text(), self.how(true));
+    }
+
+    fn limit_text(&self) -> String {
+        match self.limit {
+            Limit::Millis(ms) => format!("rmax thinks {} s per move", ms as f64 / 1000.0),
+            Limit::Depth(1) => "rmax searches 1 ply per move".into(),
+            Limit::Depth(d) => format!("rmax searches {d} plies per move"),
+        }
+    }
+
+    /// How rmax plays: at full strength (on its threads), or at its level (`full`: with its pace).
+    fn how(&self, full: bool) -> String {
+        let threads = self.search.threads();
+        let Some(level) = self.level else {
+            let on = (threads > 1).then(|| format!(" on {threads} threads"));
+            return format!("at full strength{}", on.unwrap_or_default());
+        };
+        let one = ["", " (one thread)"][usize::from(full && threads > 1)];
+        let most = self.pace_ms() as f64 / 1000.0;
+        let pace = match (self.pace, full) {
+            (false, _) => ", moving at once".to_string(),
+            (true, true) => format!(", paced like a person (at most {most} s a move)"),
+            (true, false) => String::new(),
+        };
+        format!("at level {}{one}{pace}", level.elo)
+    }
+
+    fn new_game(&mut self) {
+        self.game = Game::new(start_board());
+        self.search.new_game(); // an empty hash table, no history
+        self.next();
+    }
+
+    fn choose_side(&mut self, side: u8) {
+        self.human = side;
+        say!("You play {}.", colour(side));
+        self.next();
+    }
+
+    fn flip(&mut self) {
+        self.flip = !self.flip;
+        self.show();
+    }
+
+    /// `go`: rmax takes the side to move, the person the other.
+    fn swap_sides(&mut self) {
+        if let Some(end) = self.game.end() {
+            return say!("{} Type new or undo to go on.", end.describe());
+        }
+        self.human = self.game.board().side ^ 24;
+        let (rmax, you) = (colour(self.human ^ 24), colour(self.human));
+        say!("rmax takes {rmax}; you play {you} now.");
+        self.next();
+    }
+
+    /// `fen`: the position's FEN; `fen <FEN>`: as `setboard`.
+    fn fen(&mut self, fen: &str) {
+        match fen {
+            "" => say!("{}", self.game.board().fen()),
+            fen => self.setboard(fen),
+        }
+    }
+
+    fn setboard(&mut self, fen: &str) {
+        match parse_fen(fen) {
+            Ok(board) => self.set_game(Game::new(board)),
+            Err(e) => say!("Bad FEN: {e}"),
+        }
+    }
+
+    /// `eval [FEN]`: the evaluation explained, of the position or of FEN (the game stays).
+    fn eval(&mut self, fen: &str) {
         if fen.is_empty() {
             return say!("{}", explain(self.game.board(), &W));
         }
@@ -376,112 +359,50 @@ impl Terminal {
         }
     }
 
-    /// `review [seconds]`: the game so far, each move scored (review.rs), on this thread: the
-    /// progress line shows how far it is.
+    /// `review [seconds]`: the game so far, each move scored, on this thread.
     fn review(&mut self, arg: &str) {
-        let budget = match arg {
-            "" => review::Budget::default(),
-            _ => match review::Budget::seconds(arg) {
-                Ok(budget) => budget,
-                Err(e) => return say!("review {e}, e.g. review 0.2"),
-            },
-        };
-        if self.game.moves.is_empty() {
-            return say!("No moves to review yet.");
+        let budget = Some(arg).filter(|a| !a.is_empty());
+        let budget = budget.map_or(Ok(Budget::default()), Budget::seconds);
+        match budget {
+            Err(e) => say!("review {e}, e.g. review 0.2"),
+            Ok(_) if self.game.moves.is_empty() => say!("No moves to review yet."),
+            Ok(budget) => say!("{}", review_game(&self.record(), budget, self.live)),
         }
-        let tags = self.pgn_tags();
-        let result = self.game.end().map_or("*", End::score);
-        let text = review::review_game(&self.game, &tags, result, budget, self.live);
-        say!("{text}");
-    }
-
-    /// `go`: rmax takes the side to move, the person the other.
-    fn swap_sides(&mut self) {
-        if let Some(end) = self.game.end() {
-            return say!("{} Type new or undo to go on.", end.describe());
-        }
-        self.human = self.game.board().side ^ 24;
-        say!(
-            "rmax takes {}; you play {} now.",
-            colour(self.human ^ 24),
-            colour(self.human)
-        );
-        self.next();
     }
 
     fn set_unicode(&mut self, arg: &str) {
-        match arg.to_ascii_lowercase().as_str() {
-            "on" | "off" => {
-                self.unicode = arg.eq_ignore_ascii_case("on");
+        match on_off(arg) {
+            Some(on) => {
+                self.unicode = on;
                 self.show();
             }
-            _ => say!("unicode on or unicode off: chess symbols for the pieces, or letters."),
+            None => say!("unicode on or unicode off: chess symbols for the pieces, or letters."),
         }
     }
 
     fn set_depth(&mut self, arg: &str) {
-        match int(arg) {
-            Some(d @ 1..=64) => {
-                self.limit = Limit::Depth(d as i32);
-                say!(
-                    "rmax searches {} per move, however long it takes (Enter: move now).",
-                    plies(d)
-                );
-            }
-            _ => say!("depth needs a number of plies from 1 to 64, e.g. depth 6"),
-        }
-    }
-
-    /// `moves`: the legal moves in SAN.
-    fn list_moves(&self) {
-        let board = self.game.board();
-        if let Some(end) = self.game.end() {
-            return say!("No moves: the game is over. {}", end.describe());
-        }
-        let moves: Vec<String> = board
-            .gen(false)
-            .into_iter()
-            .map(|m| san(board, m))
-            .collect();
-        say!("{} legal moves: {}", moves.len(), moves.join(" "));
-    }
-
-    /// `save FILE`: the game as PGN.
-    fn save(&self, path: &str) {
-        if path.is_empty() {
-            return say!("save needs a file name, e.g. save game.pgn");
-        }
-        match std::fs::write(path, self.pgn() + "\n") {
-            Ok(()) => say!(
-                "Saved the game ({} plies) to {}.",
-                self.game.moves.len(),
-                short(path)
-            ),
-            Err(e) => say!("Cannot save to '{}': {e}", short(path)),
-        }
-    }
-
-    fn resign(&mut self) {
-        if let Some(end) = self.game.end() {
-            return say!("The game is over already: {}", end.describe());
-        }
-        self.game.resigned = Some(self.human);
-        self.next();
+        let Some(depth @ 1..=64) = int(arg) else {
+            return say!("depth needs a number of plies from 1 to 64, e.g. depth 6");
+        };
+        self.limit = Limit::Depth(depth);
+        let text = self.limit_text();
+        say!("{text}, however long it takes (Enter: move now).");
     }
 
     fn set_time(&mut self, arg: &str) {
-        match arg.parse::<f64>() {
-            Ok(s) if s > 0.0 && s.is_finite() => {
-                if s > MAX_SECONDS {
-                    say!("rmax thinks at most an hour per move: time {MAX_SECONDS}.");
-                }
-                let s = s.min(MAX_SECONDS);
-                self.limit = Limit::Millis((s * 1000.0).max(1.0) as u64);
-                self.time_given = true;
-                say!("rmax thinks {s} s per move.");
-            }
-            _ => say!("time needs the seconds per move, e.g. time 2 or time 0.5"),
+        let s = arg
+            .parse::<f64>()
+            .ok()
+            .filter(|s| *s > 0.0 && s.is_finite());
+        let Some(s) = s else {
+            return say!("time needs the seconds per move, e.g. time 2 or time 0.5");
+        };
+        if s > MAX_SECONDS {
+            say!("rmax thinks at most an hour per move: time {MAX_SECONDS}.");
         }
+        self.limit = Limit::Millis((s.min(MAX_SECONDS) * 1000.0).max(1.0) as u64);
+        self.time_given = true;
+        say!("{}.", self.limit_text());
     }
 
     /// `level <elo>` or `level off`; anything else changes nothing.
@@ -490,39 +411,31 @@ impl Terminal {
             self.level = None;
             return say!("rmax plays at full strength.");
         }
-        match int(arg).and_then(Level::new) {
-            Some(level) => {
-                self.level = Some(level);
-                let pace = if self.pace {
-                    "takes a person's time for a move (pace off: at once)"
-                } else {
-                    "moves at once (pace on: a person's time)"
-                };
-                say!(
-                    "rmax plays like a player rated {} (at most {} nodes a move) and {pace}.",
-                    level.elo,
-                    level.nodes
-                );
-            }
-            None => say!(
-                "level needs a rating from {ELO_MIN} to {ELO_MAX} (level 1500), or off for full strength."
-            ),
-        }
+        let Some(level) = int(arg).and_then(Level::new) else {
+            let (low, high) = (level::ELO_MIN, level::ELO_MAX);
+            return say!(
+                "level needs a rating from {low} to {high} (level 1500), or off for full strength."
+            );
+        };
+        self.level = Some(level);
+        let pace = match self.pace {
+            true => "takes a person's time for a move (pace off: at once)",
+            false => "moves at once (pace on: a person's time)",
+        };
+        let (elo, nodes) = (level.elo, level.nodes);
+        say!("rmax plays like a player rated {elo} (at most {nodes} nodes a move) and {pace}.");
     }
 
     /// `pace on` or `pace off`: at a level, a person's time for a move, or none.
     fn set_pace(&mut self, arg: &str) {
-        match arg.to_ascii_lowercase().as_str() {
-            "on" => {
-                self.pace = true;
-                let most = self.pace_ms() as f64 / 1000.0;
-                say!("At a level, rmax takes a person's time for a move (at most {most} s).");
-            }
-            "off" => {
-                self.pace = false;
-                say!("At a level, rmax moves as soon as it has chosen.");
-            }
-            _ => say!("pace on or pace off: at a level, a person's time for a move, or none."),
+        let Some(on) = on_off(arg) else {
+            return say!("pace on or pace off: at a level, a person's time for a move, or none.");
+        };
+        self.pace = on;
+        let most = self.pace_ms() as f64 / 1000.0;
+        match on {
+            true => say!("At a level, rmax takes a person's time for a move (at most {most} s)."),
+            false => say!("At a level, rmax moves as soon as it has chosen."),
         }
     }
 
@@ -534,54 +447,60 @@ impl Terminal {
         }
     }
 
-    /// The level rmax plays at now, with its pacing; None at full strength.
-    fn paced_level(&self) -> Option<Level> {
-        let pace = self.pace.then(|| HumanPace {
-            max_ms: self.pace_ms(),
-        });
-        self.level.map(|level| Level { pace, ..level })
+    /// `threads <n>` (a level plays on one whatever the number).
+    fn set_threads(&mut self, arg: &str) {
+        let Some(n @ 1..) = int(arg).filter(|&n| n <= MAX_THREADS as i64) else {
+            return say!("threads needs a number from 1 to {MAX_THREADS}, e.g. threads 2");
+        };
+        self.search.set_threads(n as usize);
+        let s = if n == 1 { "" } else { "s" };
+        let level = usize::from(self.level.is_some() && n > 1);
+        let level = ["", " (at full strength: a level plays on one)"][level];
+        say!("rmax searches on {n} thread{s}{level}.");
     }
 
-    /// `threads <n>`: the search threads (a level plays on one whatever the number).
-    fn set_threads(&mut self, arg: &str) {
-        match int(arg) {
-            Some(n @ 1..) if n <= MAX_THREADS as i64 => {
-                self.search.set_threads(n as usize);
-                let level = match self.level {
-                    Some(_) if n > 1 => " (at full strength: a level plays on one)",
-                    _ => "",
-                };
-                say!(
-                    "rmax searches on {n} thread{}{level}.",
-                    if n == 1 { "" } else { "s" }
-                );
-            }
-            _ => say!("threads needs a number from 1 to {MAX_THREADS}, e.g. threads 2"),
+    fn list_moves(&self) {
+        let board = self.game.board();
+        if let Some(end) = self.game.end() {
+            return say!("No moves: the game is over. {}", end.describe());
+        }
+        let moves: Vec<String> = board.gen(false).iter().map(|&m| san(board, m)).collect();
+        say!("{} legal moves: {}", moves.len(), moves.join(" "));
+    }
+
+    fn save(&mut self, path: &str) {
+        let (plies, name) = (self.game.moves.len(), short(path));
+        if path.is_empty() {
+            return say!("save needs a file name, e.g. save game.pgn");
+        }
+        match std::fs::write(path, self.record().pgn(&[]) + "\n") {
+            Ok(()) => say!("Saved the game ({plies} plies) to {name}."),
+            Err(e) => say!("Cannot save to '{name}': {e}"),
         }
     }
 
-    /// How rmax plays now: its time or depth, its level, and its threads when more than one.
-    fn settings(&self) -> String {
-        let limit = match self.limit {
-            Limit::Millis(ms) => format!("rmax thinks {} s per move", ms as f64 / 1000.0),
-            Limit::Depth(d) => format!("rmax searches {} per move", plies(d.into())),
+    /// `load FILE`: a position in FEN, or a game in PGN (its first).
+    fn load(&mut self, path: &str) {
+        let name = short(path);
+        if path.is_empty() {
+            return say!("load needs a file name, e.g. load game.pgn");
+        }
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) => return say!("Cannot read '{name}': {e}"),
         };
-        let threads = match self.search.threads() {
-            1 => String::new(),
-            n => format!(" on {n} threads"),
+        let first = |games: Vec<PgnGame>| games.into_iter().next().map(|g| g.game);
+        let game = match parse_fen(text.trim()) {
+            Ok(board) if text.trim().lines().count() == 1 => Ok(Some(Game::new(board))),
+            _ => read_pgn(&text, false).map(first),
         };
-        let pace = if self.pace {
-            format!(
-                ", paced like a person (at most {} s a move)",
-                self.pace_ms() as f64 / 1000.0
-            )
-        } else {
-            ", moving at once".to_string()
-        };
-        match self.level {
-            Some(level) if threads.is_empty() => format!("{limit}, at level {}{pace}", level.elo),
-            Some(level) => format!("{limit}, at level {} (one thread){pace}", level.elo),
-            None => format!("{limit}, at full strength{threads}"),
+        match game.map(|game| game.unwrap_or_else(|| Game::new(start_board()))) {
+            Ok(game) => {
+                let (plies, side) = (game.moves.len(), colour(game.board().side));
+                say!("Loaded {plies} plies from {name}; you play {side}.");
+                self.set_game(game);
+            }
+            Err(e) => say!("Cannot load '{name}': {e}"),
         }
     }
 
@@ -592,65 +511,24 @@ impl Terminal {
         self.next();
     }
 
-    /// `load FILE`: a position in FEN, or a game in PGN.
-    fn load(&mut self, path: &str) {
-        if path.is_empty() {
-            return say!("load needs a file name, e.g. load game.pgn");
+    fn resign(&mut self) {
+        if let Some(end) = self.game.end() {
+            return say!("The game is over already: {}", end.describe());
         }
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) => return say!("Cannot read '{}': {e}", short(path)),
-        };
-        let game = match parse_fen(text.trim()) {
-            Ok(board) if text.trim().lines().count() == 1 => Ok(Game::new(board)),
-            _ => Game::from_pgn(&text),
-        };
-        match game {
-            Ok(game) => {
-                say!(
-                    "Loaded {} plies from {}; you play {}.",
-                    game.moves.len(),
-                    short(path),
-                    colour(game.board().side)
-                );
-                self.set_game(game);
-            }
-            Err(e) => say!("Cannot load '{}': {e}", short(path)),
-        }
+        self.game.resigned = Some(self.human);
+        self.next();
     }
 
-    /// The game so far as PGN, with the person's name on their side, and rmax's rating
-    /// (WhiteElo or BlackElo) when it plays at a level.
-    fn pgn(&self) -> String {
-        let (white, black, elo) = self.players();
-        self.game.pgn(&white, &black, &elo)
-    }
-
-    /// The tags of the game's PGN (see `pgn`).
-    fn pgn_tags(&self) -> Vec<(String, String)> {
-        let (white, black, elo) = self.players();
-        self.game.tags(&white, &black, &elo)
-    }
-
-    /// White's and Black's names, and rmax's rating tag at a level.
-    fn players(&self) -> (String, String, Vec<(&'static str, String)>) {
+    /// The game for PGN: the person's name on their side, rmax's rating at a level.
+    fn record(&self) -> PgnGame {
         let (me, rmax) = ("You".to_string(), format!("rmax {VERSION}"));
-        let (white, black) = if self.human == 8 {
-            (me, rmax)
-        } else {
-            (rmax, me)
-        };
-        let tag = if self.human == 8 {
-            "BlackElo"
-        } else {
-            "WhiteElo"
-        };
-        let elo = self
-            .level
-            .map(|level| (tag, level.elo.to_string()))
-            .into_iter()
-            .collect();
-        (white, black, elo)
+        let rating = ["BlackElo", "WhiteElo"][usize::from(self.human != 8)];
+        let elo = self.level.map(|l| (rating, l.elo.to_string()));
+        let mut names = [me, rmax];
+        if self.human != 8 {
+            names.swap(0, 1);
+        }
+        self.game.record(&names[0], &names[1], elo.as_slice())
     }
 
     /// `hint`: what rmax would play in the person's place, after a short search.
@@ -658,220 +536,143 @@ impl Terminal {
         if let Some(end) = self.game.end() {
             return say!("The game is over: {}", end.describe());
         }
-        let board = *self.game.board();
-        let keys = self.game.keys();
+        let (board, keys) = (*self.game.board(), self.game.keys());
         let ms = match self.limit {
             Limit::Millis(ms) => ms.min(HINT_MS),
             Limit::Depth(_) => HINT_MS,
         };
+        let ask = Ask {
+            movetime: Some(ms as i64),
+            ..Ask::default()
+        };
         let engine = self.search.engine();
         (engine.stop, engine.report) = (Arc::default(), None);
-        let lim = Limits {
-            soft: ms,
-            hard: ms,
-            ..Limits::default()
-        };
-        if let (Some(m), info) = engine.think(&board, &keys, lim) {
-            say!(
-                "Hint: {} ({})",
-                numbered(&board, m),
-                Score::white(info.score, board.side).pawns()
-            );
+        if let (Some(m), info) = engine.think(&board, &keys, plan(ask).lim) {
+            let score = Score::white(info.score, board.side).pawns();
+            say!("Hint: {} ({score})", numbered(&board, m));
         }
     }
 
-    pub fn human_move(&mut self, text: &str) {
-        let board = *self.game.board();
-        match read_move(&board, text) {
-            Parsed::NotAMove => say!(
-                "Unknown command or move '{}': type help for the commands.",
-                short(text)
-            ),
-            _ if self.game.end().is_some() => say!("The game is over: type new or undo."),
+    fn human_move(&mut self, text: &str) {
+        let (board, over) = (*self.game.board(), self.game.end().is_some());
+        let (parsed, text) = (read_move(&board, text), short(text));
+        // in check, the reason most moves are illegal, which a person easily misses
+        let check = format!(": {} is in check", colour(board.side));
+        let check = if board.in_check() { check.as_str() } else { "" };
+        match parsed {
+            Parsed::NotAMove => {
+                say!("Unknown command or move '{text}': type help for the commands.")
+            }
+            _ if over => say!("The game is over: type new or undo."),
             Parsed::Move(m) => {
                 self.game.push(m);
                 self.next();
             }
             Parsed::Ambiguous(moves) => {
                 let moves: Vec<String> = moves.into_iter().map(|m| san(&board, m)).collect();
-                say!(
-                    "Ambiguous move '{}': it could be {}.",
-                    short(text),
-                    moves.join(" or ")
-                );
+                let moves = moves.join(" or ");
+                say!("Ambiguous move '{text}': it could be {moves}.");
             }
-            // in check, the reason most moves are illegal, which a person easily misses
-            Parsed::Illegal if board.in_check() => say!(
-                "Illegal move '{}': {} is in check (type moves to list the legal moves).",
-                short(text),
-                colour(board.side)
-            ),
-            Parsed::Illegal => say!(
-                "Illegal move '{}' (type moves to list the legal moves).",
-                short(text)
-            ),
+            Parsed::Illegal => {
+                say!("Illegal move '{text}'{check} (type moves to list the legal moves).")
+            }
         }
     }
 
-    /// After a change: rmax starts thinking if it is its turn (the board follows its move);
-    /// otherwise the board, and the result if the game is over.
-    pub fn next(&mut self) {
-        let board = *self.game.board();
-        if board.side != self.human && self.game.end().is_none() {
+    /// After a change: rmax thinks if it is its turn; else the board, and the result if it is over.
+    fn next(&mut self) {
+        if self.game.board().side != self.human && self.game.end().is_none() {
             return self.think();
         }
         self.show_and_end();
     }
 
-    /// Starts rmax's search on the search thread; at full strength it reports every
-    /// iteration on the thinking line (at a level, a clock), and it stops early when it has
-    /// found a mate (with a time limit: a fixed depth is what was asked for).
+    /// Starts rmax's search: at full strength its lines on the thinking line, at a level a running
+    /// clock; with a time it stops at a mate found.
     fn think(&mut self) {
-        let board = *self.game.board();
-        let lim = match self.limit {
-            Limit::Millis(ms) => Limits {
-                soft: ms,
-                hard: ms,
-                ..Limits::default()
-            },
-            Limit::Depth(depth) => Limits {
-                depth,
-                ..Limits::default()
-            },
+        let (board, mut ask) = (*self.game.board(), Ask::default());
+        (ask.movetime, ask.depth, ask.mate) = match self.limit {
+            Limit::Millis(ms) => (Some(ms as i64), None, Some(i64::MAX)),
+            Limit::Depth(d) => (None, Some(d), None),
         };
-        let timed = matches!(self.limit, Limit::Millis(_));
-        let live = self.live;
-        // A level shows no line of moves: it picks among several lines, so the line shown
-        // could differ from the move it plays (a person reads that as the engine giving its
-        // move away), and it stops deepening long before a paced move comes. On a terminal it
-        // shows a running clock instead, so that the wait does not look like a stall.
-        let lines_shown = self.level.is_none();
-        let stop = Arc::new(AtomicBool::new(false));
-        let mate_stop = stop.clone();
-        self.thinking_since = Instant::now();
-        if live {
-            print_now(&format!("{CLEAR_LINE}{THINKING}..."));
-        } else {
-            say!("{THINKING}.");
+        let pace = self.pace.then(|| self.pace_ms());
+        ask.level = self.level.map(|level| Level { pace, ..level });
+        let (live, lines) = (self.live, self.level.is_none());
+        match live {
+            true => print_now(&format!("{CLEAR_LINE}{THINKING}...")),
+            false => say!("{THINKING}."),
         }
-        if live && !lines_shown {
-            self.clock_shown = Arc::new(Mutex::new(true));
-            show_clock(self.clock_shown.clone(), self.thinking_since);
+        if live && !lines {
+            self.ticking = Arc::new(Mutex::new(true));
+            tick(self.ticking.clone());
         }
-        let report = Box::new(move |info: &Info| {
-            if lines_shown {
-                let text = search_line(&board, info);
-                if live {
-                    let text: String = format!("{THINKING} {text}")
-                        .chars()
-                        .take(LINE_WIDTH)
-                        .collect();
-                    print_now(&format!("{CLEAR_LINE}{text}"));
-                } else {
-                    say!("  {text}");
-                }
+        let print = move |info: &Info| {
+            let text = format!("{THINKING} {}", search_line(&board, info));
+            match (lines, live) {
+                (true, true) => print_now(&fit(&text)),
+                (true, false) => say!("  {}", search_line(&board, info)),
+                (false, _) => {}
             }
-            if timed && matches!(Score::of(info.score), Score::Mate(_)) {
-                mate_stop.store(true, Relaxed);
-            }
-        });
-        self.search.start(
-            &self.game,
-            lim,
-            self.paced_level(),
-            stop,
-            report,
-            Box::new(|_, _, _| {}),
-        );
+        };
+        self.search.start(&self.game, plan(ask), Box::new(print));
     }
 
-    /// `analyse [n]`: the n best lines of the position, each with its score from White's
-    /// side and its moves in SAN, deepening until Enter (or until the search ends by itself).
-    /// At full strength whatever the level: it is advice, not play.
+    /// `analyse [n]`: the n best lines, deepening until Enter, at full strength (advice, not play).
     fn analyse(&mut self, arg: &str) {
-        let lines = match arg {
-            "" => ANALYSIS_LINES,
-            _ => match int(arg) {
-                Some(n @ 1..=ANALYSIS_MAX) => n,
-                _ => {
-                    return say!(
-                        "analyse needs a number of lines from 1 to {ANALYSIS_MAX} (analyse 3)."
-                    )
-                }
-            },
+        let (default, most) = ANALYSIS_LINES;
+        let lines = match int(arg).filter(|n| (1..=most).contains(n)) {
+            _ if arg.is_empty() => default,
+            Some(n) => n as usize,
+            None => return say!("analyse needs a number of lines from 1 to {most} (analyse 3)."),
         };
         if let Some(end) = self.game.end() {
             return say!("No moves to analyse: the game is over. {}", end.describe());
         }
         let board = *self.game.board();
-        let shown = (lines as usize).min(board.gen(false).len());
-        say!(
-            "rmax analyses the {shown} best line{} (Enter: stop).",
-            if shown == 1 { "" } else { "s" }
-        );
+        let shown = lines.min(board.gen(false).len());
+        let s = if shown == 1 { "" } else { "s" };
+        say!("rmax analyses the {shown} best line{s} (Enter: stop).");
         self.analysing = true;
         *lock(&self.view) = View::default();
         let (view, live) = (self.view.clone(), self.live);
-        let report = Box::new(move |info: &Info| {
+        let print = move |info: &Info| {
             let text = format!("{}) {}", info.multipv, search_line(&board, info));
-            if live {
-                let mut view = lock(&view);
-                let i = info.multipv.max(1) - 1;
-                let n = view.lines.len().max(i + 1);
-                view.lines.resize(n, String::new());
-                view.lines[i] = text;
-                view.draw();
-            } else {
-                say!("  {text}");
+            if !live {
+                return say!("  {text}");
             }
-        });
-        let lim = Limits {
-            multipv: lines as usize,
-            ..Limits::default()
+            let (mut view, i) = (lock(&view), info.multipv.max(1) - 1);
+            let n = view.lines.len().max(i + 1);
+            view.lines.resize(n, String::new());
+            view.lines[i] = text;
+            view.draw();
         };
-        let stop = Arc::new(AtomicBool::new(false));
-        self.search
-            .start(&self.game, lim, None, stop, report, Box::new(|_, _, _| {}));
+        let mut ask = Ask::default();
+        (ask.lines, ask.infinite) = (lines, true);
+        self.search.start(&self.game, plan(ask), Box::new(print));
     }
 
-    /// The analysis ended (Enter, or the search ended by itself): its lines stay shown.
-    fn analysis_done(&mut self) {
-        self.analysing = false;
-        let Some((_, info)) = self.search.join() else {
+    /// The search is done: an analysis's lines stay shown; rmax plays its move.
+    fn search_done(&mut self) {
+        let Some(outcome) = self.search.join() else {
             return;
         };
-        if self.live && lock(&self.view).drawn > 0 {
-            say!(); // below the block
+        if std::mem::take(&mut self.analysing) {
+            if self.live && lock(&self.view).drawn > 0 {
+                say!(); // below the block
+            }
+            return say!("Analysis stopped at depth {}.", outcome.info.depth);
         }
-        say!("Analysis stopped at depth {}.", info.depth);
-    }
-
-    /// The search is done: rmax plays its move.
-    fn engine_moved(&mut self) {
-        let Some((best, info)) = self.search.join() else {
-            return;
-        };
         self.clear_thinking();
-        let board = *self.game.board();
-        // a paced move took the time of the wait too
-        let ms = match self.paced_level() {
-            Some(Level { pace: Some(_), .. }) => self.thinking_since.elapsed().as_millis() as u64,
-            _ => info.ms,
-        };
-        if let Some(m) = best {
-            say!(
-                "rmax plays {}   (depth {}, {}, {:.2} s)",
-                numbered(&board, m),
-                info.depth,
-                Score::white(info.score, board.side).pawns(),
-                ms as f64 / 1000.0
-            );
+        let (board, info) = (*self.game.board(), outcome.info);
+        if let Some(m) = outcome.best {
+            let score = Score::white(info.score, board.side).pawns();
+            let (played, depth, secs) = (numbered(&board, m), info.depth, info.ms as f64 / 1e3);
+            say!("rmax plays {played}   (depth {depth}, {score}, {secs:.2} s)");
             self.game.push(m);
         }
         self.show_and_end();
     }
 
-    /// The board, and the result if the game is over.
     fn show_and_end(&self) {
         self.show();
         if let Some(end) = self.game.end() {
@@ -879,109 +680,66 @@ impl Terminal {
         }
     }
 
-    /// Wipes the thinking line (on a terminal; piped output has plain lines) and stops its
-    /// clock: under the clock's lock, so that no tick can come after the move is shown.
+    /// Wipes the thinking line and stops its clock, under its lock: no tick after the move.
     fn clear_thinking(&self) {
-        let mut shown = lock(&self.clock_shown);
-        *shown = false;
+        *lock(&self.ticking) = false;
         if self.live {
             print_now(CLEAR_LINE);
         }
     }
 
     /// Takes back the person's last move and rmax's reply to it; a resignation first.
-    pub fn undo(&mut self) {
+    fn undo(&mut self) {
         if self.game.resigned.take().is_some() {
             say!("You take back your resignation.");
             return self.show();
         }
-        let plies = self.game.moves.len();
         // the person's last move, and rmax's reply if rmax moved last
-        let take = if self.game.board().side == self.human {
-            2
-        } else {
-            1
-        };
-        if plies == 0 {
-            return say!("Nothing to undo.");
-        }
-        if plies < take {
-            return say!(
-                "Nothing of yours to undo: rmax made the only move. Type new to start again."
-            );
-        }
-        for _ in 0..take {
-            self.game.pop();
+        let take = 1 + usize::from(self.game.board().side == self.human);
+        match self.game.moves.len() {
+            0 => return say!("Nothing to undo."),
+            n if n < take => {
+                return say!(
+                    "Nothing of yours to undo: rmax made the only move. Type new to start again."
+                )
+            }
+            _ => (0..take).for_each(|_| self.game.pop()),
         }
         self.show();
     }
 
-    /// The board from the person's side (unless flipped), the last move's squares in
-    /// brackets; then who is to move, the last move and check.
-    pub fn show(&self) {
-        let board = self.game.board();
+    /// The board from the person's side (unless flipped), the last move in brackets; the status.
+    fn show(&self) {
+        let (board, last) = (self.game.board(), self.game.moves.last());
+        let marked = |square: usize| last.is_some_and(|m| m.from == square || m.to == square);
         let turned = self.flip != (self.human == 16);
-        let marked = |square: usize| {
-            self.game
-                .moves
-                .last()
-                .is_some_and(|m| m.from == square || m.to == square)
-        };
         let text = diagram(board, turned, marked, |p| self.piece(p));
         let last = self.game.last_numbered();
-        let status = if self.game.end().is_some() {
-            last.map_or(String::new(), |s| format!("Last move {s}."))
-        } else {
-            let who = if board.side == self.human {
-                "you"
-            } else {
-                "rmax"
-            };
-            let last = last.map_or(String::new(), |s| format!(", last move {s}"));
-            let check = if board.in_check() { ". Check!" } else { "" };
-            format!("{} to move ({who}){last}{check}", colour(board.side))
-        };
-        // how rmax plays, when it is not the default: its level (and that it moves at once,
-        // when not paced), or its threads
-        let how = match (self.level, self.search.threads()) {
-            (Some(level), _) if !self.pace => {
-                format!("rmax plays at level {}, moving at once.", level.elo)
+        let status = match self.game.end() {
+            Some(_) => last.map_or(String::new(), |s| format!("Last move {s}.")),
+            None => {
+                let who = ["rmax", "you"][usize::from(board.side == self.human)];
+                let last = last.map_or(String::new(), |s| format!(", last move {s}"));
+                let check = if board.in_check() { ". Check!" } else { "" };
+                format!("{} to move ({who}){last}{check}", colour(board.side))
             }
-            (Some(level), _) => format!("rmax plays at level {}.", level.elo),
-            (None, 1) => String::new(),
-            (None, n) => format!("rmax searches on {n} threads."),
         };
-        let gap = match status.chars().last() {
-            _ if how.is_empty() => "",
-            None => "",
-            Some('.' | '!') => " ",
-            Some(_) => ". ",
+        let how = Some(self.how(false)).filter(|how| how != "at full strength");
+        let gap = match (how.is_some(), status.chars().last()) {
+            (false, _) | (_, None) => "",
+            (_, Some('.' | '!')) => " ",
+            _ => ". ",
         };
+        let how = how.map_or(String::new(), |how| format!("rmax plays {how}."));
         say!("{text}\n{status}{gap}{how}");
     }
 
-    /// How a piece code (as in lib.rs) is shown: a chess symbol or its FEN letter.
+    /// A piece code (as in lib.rs) as shown: a chess symbol or its FEN letter.
     fn piece(&self, p: u8) -> char {
         let letter = letter(p);
-        if !self.unicode {
-            return letter;
-        }
-        match letter {
-            '.' => '·',
-            'P' => '♙',
-            'N' => '♘',
-            'B' => '♗',
-            'R' => '♖',
-            'Q' => '♕',
-            'K' => '♔',
-            'p' => '♟',
-            'n' => '♞',
-            'b' => '♝',
-            'r' => '♜',
-            'q' => '♛',
-            'k' => '♚',
-            other => other,
-        }
+        let symbol = ".PNBRQKpnbrqk".find(letter).filter(|_| self.unicode);
+        let symbol = symbol.and_then(|i| "·♙♘♗♖♕♔♟♞♝♜♛♚".chars().nth(i));
+        symbol.unwrap_or(letter)
     }
 }
 
@@ -989,21 +747,20 @@ pub fn prompt() {
     print_now("rmax> ");
 }
 
-/// "1 ply", "6 plies".
-fn plies(n: i64) -> String {
-    if n == 1 {
-        "1 ply".into()
-    } else {
-        format!("{n} plies")
-    }
+/// `on` or `off`.
+fn on_off(arg: &str) -> Option<bool> {
+    ["off", "on"]
+        .iter()
+        .position(|w| arg.eq_ignore_ascii_case(w))
+        .map(|i| i == 1)
 }
 
-/// Rewrites the thinking line with the time since `since`, every TICK_MS, while `shown` is
-/// true (a level's search and its paced wait: see `think`).
-fn show_clock(shown: Arc<Mutex<bool>>, since: Instant) {
+/// Rewrites the thinking line with the time since now, every TICK_MS, while `ticking`.
+fn tick(ticking: Arc<Mutex<bool>>) {
+    let since = Instant::now();
     std::thread::spawn(move || loop {
-        std::thread::sleep(std::time::Duration::from_millis(TICK_MS));
-        let on = lock(&shown);
+        std::thread::sleep(Duration::from_millis(TICK_MS));
+        let on = lock(&ticking);
         if !*on {
             return;
         }
@@ -1015,30 +772,46 @@ fn show_clock(shown: Arc<Mutex<bool>>, since: Instant) {
 /// Prints `text` without a newline, at once.
 fn print_now(text: &str) {
     let mut out = std::io::stdout().lock();
-    let _ = write!(out, "{text}");
-    let _ = out.flush();
+    let _ = write!(out, "{text}").and_then(|()| out.flush());
 }
 
-/// A line of the search as the thinking line and the analysis show it: its depth, its score
-/// from White's side, the time so far and its moves in SAN.
+/// A line cut to the screen's width, after CLEAR_LINE.
+fn fit(line: &str) -> String {
+    CLEAR_LINE.to_string() + &line.chars().take(LINE_WIDTH).collect::<String>()
+}
+
+/// A search line (thinking, analysis): depth, score from White's side, time, moves in SAN.
 fn search_line(board: &Board, info: &Info) -> String {
-    format!(
-        "depth {}  {}  {:.1} s  {}",
-        info.depth,
-        Score::white(info.score, board.side).pawns(),
-        info.ms as f64 / 1000.0,
-        line_san(board, &info.pv)
-    )
+    let score = Score::white(info.score, board.side).pawns();
+    let (depth, secs, line) = (info.depth, info.ms as f64 / 1e3, line_san(board, &info.pv));
+    format!("depth {depth}  {score}  {secs:.1} s  {line}")
 }
 
-/// Does the locale say the terminal shows UTF-8 (so chess symbols can be drawn)?
+/// Does the locale say the terminal shows UTF-8 (so that chess symbols can be drawn)?
 fn utf8_locale() -> bool {
-    ["LC_ALL", "LC_CTYPE", "LANG"]
-        .iter()
-        .filter_map(|name| std::env::var(name).ok())
-        .find(|value| !value.is_empty())
-        .is_some_and(|value| {
-            let value = value.to_ascii_lowercase();
-            value.contains("utf-8") || value.contains("utf8")
-        })
+    let vars = ["LC_ALL", "LC_CTYPE", "LANG"].map(|name| std::env::var(name).unwrap_or_default());
+    let value = vars.into_iter().find(|v| !v.is_empty()).unwrap_or_default();
+    let value = value.to_lowercase();
+    value.contains("utf-8") || value.contains("utf8")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// HELP is a fixed text: it names every command, and the range the level table offers.
+    #[test]
+    fn the_help_names_every_command_and_the_levels_range() {
+        let (low, high, default) = (level::ELO_MIN, level::ELO_MAX, level::ELO_DEFAULT);
+        let range = format!("({low} to {high}; level {default})");
+        assert!(HELP.contains(&range), "{range}");
+        let named: Vec<&str> = HELP.split(|c: char| !c.is_alphanumeric()).collect();
+        for word in COMMANDS
+            .iter()
+            .flat_map(|c| c.0)
+            .filter(|w| !["help", "?", "exit"].contains(w))
+        {
+            assert!(named.contains(word), "{word}");
+        }
+    }
 }

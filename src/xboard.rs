@@ -1,29 +1,27 @@
-//! xboard (CECP v2): the protocol of XBoard/WinBoard, and of Fairy-Max's tournaments.
+//! xboard (CECP v2), the protocol of XBoard/WinBoard and Fairy-Max's tournaments: a parser
+//! of commands into the clock's `Ask` and the search thread, and a printer of its lines.
 
-use crate::clock::{Budget, StopRule, OVERHEAD_MS};
-use crate::game::{colour, read_move, start_board, End, Game, Parsed};
+use crate::clock::{plan, Ask, OVERHEAD_MS};
+use crate::game::{read_move, start_board, End, Game, Parsed};
 use crate::input::{int, parse_fen, short, split_word, Event, MAX_LINE};
 use crate::output::{moves_text, Score, VERSION};
-use crate::searcher::{lock, Searcher, MAX_MULTIPV, MAX_THREADS};
-use rmax::{Info, Limits};
-use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use crate::searcher::{lock, Searcher, MAX_LINES, MAX_THREADS};
+use rmax::Info;
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// What rmax tells xboard it can do (and that it wants no signals, moves without "usermove";
-/// `smp=1`: it takes `cores`), and its one option: the number of lines shown in analysis mode.
-pub fn features() -> String {
+/// What rmax can do (`smp=1`: it takes `cores`), and its one option, analysis's lines.
+fn features() -> String {
     format!(
         "feature myname=\"rmax {VERSION}\" setboard=1 ping=1 usermove=1 san=0 sigint=0 \
          sigterm=0 colors=0 reuse=1 analyze=1 nps=0 memory=1 smp=1 \
-         option=\"MultiPV -spin 1 1 {MAX_MULTIPV}\" done=1"
+         option=\"MultiPV -spin 1 1 {MAX_LINES}\" done=1"
     )
 }
 
 /// Commands that need no answer and change nothing here (rmax does not ponder in xboard).
-pub const IGNORED: &[&str] = &[
+const IGNORED: [&str; 15] = [
     "", "xboard", "accepted", "rejected", "random", "computer", "name", "rating", "ics", "otim",
     "hard", "easy", "draw", "hint", "bk",
 ];
@@ -32,65 +30,57 @@ pub struct Xboard {
     input: Receiver<Event>,
     game: Game,
     search: Searcher,
-    /// The colour the engine plays; None in force mode.
+    /// The colour rmax plays; None in force mode.
     plays: Option<u8>,
     post: bool,
-    /// `sd`: depth limit.
-    depth: Option<i32>,
-    /// `st`: fixed time per move (ms).
+    /// `sd`: the depth; `st`: ms a move; `level`: moves a session, base, increment; `time`: ours.
+    depth: Option<i64>,
     per_move: Option<i64>,
-    /// `level`: moves per session (0: the whole game), base time and increment (ms).
     level: (i64, i64, i64),
-    /// The engine's clock (ms), from `time`.
     clock: Option<i64>,
-    /// `ping`s that came while thinking: xboard wants their `pong` after the move.
+    /// `ping`s that came while thinking: their `pong` comes after the move.
     pongs: Vec<String>,
-    /// Analysis mode (`analyze` until `exit`): search the position without end, move nothing.
+    /// Analysis mode (`analyze` until `exit`): the position searched without end.
     analysing: bool,
-    /// The analysis's last completed iteration and when it started, for `.`.
+    /// The analysis's last completed line 1 and when it started, for `.`.
     progress: Arc<Mutex<Info>>,
     analysis_start: Instant,
-    /// The `MultiPV` option: how many best lines analysis mode shows (play uses one).
-    multipv: usize,
+    /// `MultiPV`: the lines analysis shows.
+    lines: usize,
 }
 
 impl Xboard {
     pub fn new(input: Receiver<Event>, events: Sender<Event>) -> Xboard {
-        let (game, search) = (Game::new(start_board()), Searcher::new(Some(events)));
-        let level = (40, 300_000, 0); // xboard's default: 40 moves in 5 minutes
         Xboard {
             input,
-            game,
-            search,
+            game: Game::new(start_board()),
+            search: Searcher::new(events),
             plays: Some(16),
             post: true,
             depth: None,
             per_move: None,
-            level,
+            level: (40, 300_000, 0), // xboard's default: 40 moves in 5 minutes
             clock: None,
             pongs: vec![],
             analysing: false,
             progress: Arc::default(),
             analysis_start: Instant::now(),
-            multipv: 1,
+            lines: 1,
         }
     }
 
     pub fn run(mut self) {
         loop {
             match self.input.recv() {
-                Ok(Event::Line(line)) => {
-                    if !self.command(&line) {
-                        break;
-                    }
-                }
+                Ok(Event::Line(line)) if !self.command(&line) => break,
+                Ok(Event::Line(_)) => {}
                 Ok(Event::TooLong(bytes)) => {
                     say!("Error (line too long): {bytes} bytes, at most {MAX_LINE}")
                 }
                 Ok(Event::Done(id)) if self.search.is_current(id) => self.engine_moved(),
                 Ok(Event::Done(_)) => {}
                 Ok(Event::Eof) | Err(_) => {
-                    self.engine_moved(); // let a search end and play its move
+                    self.engine_moved(); // a search ends and plays its move
                     break;
                 }
             }
@@ -99,7 +89,7 @@ impl Xboard {
     }
 
     /// Obeys one line; false for `quit`.
-    pub fn command(&mut self, line: &str) -> bool {
+    fn command(&mut self, line: &str) -> bool {
         let (cmd, arg) = split_word(line);
         match cmd {
             _ if IGNORED.contains(&cmd) => {}
@@ -109,16 +99,18 @@ impl Xboard {
                 self.analysing = true;
                 self.reanalyse();
             }
-            "exit" if self.analysing => self.exit_analysis(),
+            "exit" if self.analysing => {
+                self.abort();
+                (self.analysing, self.plays) = (false, None); // as after `force`
+            }
             "." if self.analysing => self.analysis_status(),
+            "." | "?" | "go" if self.analysing => {}
             "." => {}
-            "memory" => self.memory(arg),
-            "cores" => self.cores(arg),
+            "memory" | "cores" => self.resources(cmd, arg),
             "force" | "result" => {
                 self.abort();
                 self.plays = None;
             }
-            "go" if self.analysing => {}
             "go" => {
                 self.plays = Some(self.game.board().side);
                 self.think();
@@ -133,9 +125,7 @@ impl Xboard {
             "undo" | "remove" => self.take_back(cmd),
             "ping" => self.ping(arg),
             "option" => self.option(arg),
-            "post" => self.post = true,
-            "nopost" => self.post = false,
-            "?" if self.analysing => {}
+            "post" | "nopost" => self.post = cmd == "post",
             "?" => self.search.stop(),
             "quit" => return false,
             _ => match read_move(self.game.board(), line) {
@@ -155,34 +145,19 @@ impl Xboard {
         self.reanalyse();
     }
 
-    fn exit_analysis(&mut self) {
-        self.abort();
-        self.analysing = false;
-        self.plays = None; // as after `force`: the GUI says what comes next
-    }
-
-    /// `memory MB`: the hash table's size (at most 1024 MB).
-    fn memory(&mut self, arg: &str) {
-        match int(arg) {
-            Some(mb @ 1..) => {
-                self.abort();
-                self.search.resize(mb.min(1024) as usize);
-                self.reanalyse();
-            }
-            _ => say!("Error (bad memory size): memory {}", short(arg)),
+    /// `memory MB` (at most 1024) and `cores N` (at most MAX_THREADS); an analysis restarts.
+    fn resources(&mut self, cmd: &str, arg: &str) {
+        let Some(n @ 1..) = int(arg) else {
+            let what = ["cores", "memory size"][usize::from(cmd == "memory")];
+            return say!("Error (bad {what}): {cmd} {}", short(arg));
+        };
+        if cmd == "memory" {
+            self.abort();
+            self.search.resize(n.min(1024) as usize);
+        } else {
+            self.search.set_threads(n.min(MAX_THREADS as i64) as usize);
         }
-    }
-
-    /// `cores N`: search on at most N threads (MAX_THREADS at most, as `memory` caps its MB),
-    /// from the next search on; an analysis under way restarts with them.
-    fn cores(&mut self, arg: &str) {
-        match int(arg) {
-            Some(n @ 1..) => {
-                self.search.set_threads(n.min(MAX_THREADS as i64) as usize);
-                self.reanalyse();
-            }
-            _ => say!("Error (bad cores): cores {}", short(arg)),
-        }
+        self.reanalyse();
     }
 
     fn setboard(&mut self, fen: &str) {
@@ -194,40 +169,33 @@ impl Xboard {
         self.reanalyse();
     }
 
-    /// The time controls: `level MPS BASE INC`, `st SECONDS` a move, `sd DEPTH`, and `time
-    /// CENTISECONDS` left on the engine's clock.
+    /// `level MPS BASE INC`, `st SECONDS`, `sd DEPTH`, `time CENTISECONDS` (our clock).
     fn time_control(&mut self, cmd: &str, arg: &str) {
-        match cmd {
-            "level" => match parse_level(arg) {
-                Some(level) => (self.level, self.per_move) = (level, None),
-                None => say!("Error (bad level): level {}", short(arg)),
+        let bad = match (cmd, int(arg)) {
+            ("level", _) => match parse_level(arg) {
+                Some(level) => return (self.level, self.per_move) = (level, None),
+                None => "level",
             },
-            "st" => match arg.parse::<f64>() {
-                Ok(s) if s > 0.0 && s.is_finite() => self.per_move = Some((s * 1000.0) as i64),
-                _ => say!("Error (bad seconds): st {}", short(arg)),
+            ("st", _) => match arg.parse::<f64>() {
+                Ok(s) if s > 0.0 && s.is_finite() => return self.per_move = Some((s * 1e3) as i64),
+                _ => "seconds",
             },
-            "sd" => match int(arg) {
-                Some(d) if d > 0 => self.depth = Some(d.min(64) as i32),
-                _ => say!("Error (bad depth): sd {}", short(arg)),
-            },
-            _ => match int(arg) {
-                Some(cs) => self.clock = Some(cs.saturating_mul(10)),
-                None => say!("Error (bad time): time {}", short(arg)),
-            },
-        }
+            ("sd", Some(d @ 1..)) => return self.depth = Some(d.min(64)),
+            ("sd", _) => "depth",
+            ("time", Some(cs)) => return self.clock = Some(cs.saturating_mul(10)),
+            _ => "time",
+        };
+        say!("Error (bad {bad}): {cmd} {}", short(arg));
     }
 
-    /// `undo` takes back one move, `remove` two; all or nothing: half a `remove` would leave
-    /// the other side to move.
+    /// `undo` takes back a move, `remove` two; all or nothing.
     fn take_back(&mut self, cmd: &str) {
         let n = if cmd == "undo" { 1 } else { 2 };
         if self.game.moves.len() < n {
             return say!("Error (no move to undo): {cmd}");
         }
         self.abort();
-        for _ in 0..n {
-            self.game.pop();
-        }
+        (0..n).for_each(|_| self.game.pop());
         self.reanalyse();
     }
 
@@ -241,42 +209,31 @@ impl Xboard {
         }
     }
 
-    /// `option NAME=VALUE`, from the options announced in the features: `MultiPV`.
-    pub fn option(&mut self, arg: &str) {
+    /// `option MultiPV=N`, the option the features announce.
+    fn option(&mut self, arg: &str) {
         let (name, value) = arg.split_once('=').unwrap_or((arg, ""));
-        match name.trim() {
-            "MultiPV" => match int(value.trim()) {
-                Some(k @ 1..) if k <= MAX_MULTIPV as i64 => {
-                    self.multipv = k as usize;
-                    self.reanalyse(); // an analysis under way shows the new number of lines
-                }
-                _ => say!("Error (bad value): option {}", short(arg)),
-            },
+        match (name.trim(), int(value.trim())) {
+            ("MultiPV", Some(k @ 1..)) if k <= MAX_LINES as i64 => {
+                self.lines = k as usize;
+                self.reanalyse(); // an analysis under way shows the new number of lines
+            }
+            ("MultiPV", _) => say!("Error (bad value): option {}", short(arg)),
             _ => say!("Error (unknown option): option {}", short(arg)),
         }
     }
 
-    /// Starts a full-strength search of the current position, which `stop` stops (its move,
-    /// if any, comes back as an event, as for every search).
-    fn start(&mut self, lim: Limits, stop: Arc<AtomicBool>, report: Box<dyn FnMut(&Info) + Send>) {
-        let done = Box::new(|_, _: &Info, _| {});
-        self.search.start(&self.game, lim, None, stop, report, done);
-    }
-
     /// Stops thinking without playing the move.
-    pub fn abort(&mut self) {
+    fn abort(&mut self) {
         self.search.finish();
         self.answer_pings();
     }
 
-    pub fn answer_pings(&mut self) {
-        for pong in self.pongs.drain(..) {
-            say!("{pong}");
-        }
+    fn answer_pings(&mut self) {
+        self.pongs.drain(..).for_each(|pong| say!("{pong}"));
     }
 
-    pub fn user_move(&mut self, text: &str) {
-        // an illegal move changes nothing: a search under way goes on and plays its move
+    /// A move of the other side; an illegal one changes nothing (a search goes on).
+    fn user_move(&mut self, text: &str) {
         let Parsed::Move(m) = read_move(self.game.board(), text) else {
             return say!("Illegal move: {}", short(text));
         };
@@ -292,8 +249,8 @@ impl Xboard {
         }
     }
 
-    /// Starts thinking if it is the engine's turn.
-    pub fn think(&mut self) {
+    /// Starts thinking if it is rmax's turn: `st`'s time, else `level` and `time`; `sd`'s depth.
+    fn think(&mut self) {
         let board = *self.game.board();
         if self.search.busy() || self.plays != Some(board.side) {
             return;
@@ -301,87 +258,55 @@ impl Xboard {
         if let Some(end) = self.game.end() {
             return say!("{}", result(end));
         }
-        let mut lim = Limits {
-            depth: self.depth.unwrap_or(64),
-            ..Limits::default()
-        };
-        // `st`: that time exactly; `level`: the clock's budget, and a stop rule that stops the
-        // search after an iteration when the move has had its time (our clock runs from now: 0)
-        let mut stop_rule = None;
-        (lim.soft, lim.hard) = match self.per_move {
-            Some(ms) => {
-                let ms = ms.saturating_sub(OVERHEAD_MS).max(1) as u64;
-                (ms, ms)
-            }
-            None => {
-                let (mps, base, inc) = self.level;
-                let to_go = (mps > 0).then(|| mps - (i64::from(board.full) - 1) % mps);
-                let budget = Budget::new(self.clock.unwrap_or(base), inc, to_go, OVERHEAD_MS);
-                let threads = self.search.searching(budget.hard, false);
-                stop_rule = Some(StopRule::new(budget, true, Arc::default(), threads));
-                (budget.most, budget.hard)
-            }
-        };
-        let (post, stop) = (self.post, Arc::new(AtomicBool::new(false)));
-        let flag = stop.clone();
-        let report = Box::new(move |i: &Info| {
-            if post {
-                say!("{}", thinking(i));
-            }
-            if stop_rule.as_mut().is_some_and(|r| r.enough(i)) {
-                flag.store(true, Relaxed);
-            }
-        });
-        self.start(lim, stop, report);
+        let (mps, base, inc) = self.level;
+        let to_go = (mps > 0).then(|| mps - (i64::from(board.full) - 1) % mps);
+        let clock = self
+            .per_move
+            .is_none()
+            .then(|| (self.clock.unwrap_or(base), inc, to_go));
+        let mut ask = Ask::default();
+        (ask.clock, ask.movetime, ask.depth) = (clock, self.per_move, self.depth);
+        ask.overhead = OVERHEAD_MS;
+        let post = self.post;
+        let print = move |i: &Info| _ = post.then(|| say!("{}", thinking(i)));
+        self.search.start(&self.game, plan(ask), Box::new(print));
     }
 
-    /// In analysis mode, (re)starts the analysis of the current position: without limits
-    /// (but `sd`), thinking output always on, until `exit` or a new position.
-    pub fn reanalyse(&mut self) {
+    /// In analysis mode, (re)starts the analysis: no limit but `sd`, until `exit` or a change.
+    fn reanalyse(&mut self) {
         if !self.analysing {
             return;
         }
         self.search.finish();
         self.plays = None;
-        let lim = Limits {
-            depth: self.depth.unwrap_or(64),
-            multipv: self.multipv,
-            ..Limits::default()
-        };
+        let mut ask = Ask::default();
+        (ask.depth, ask.lines, ask.infinite) = (self.depth, self.lines, true);
         *lock(&self.progress) = Info::default();
         self.analysis_start = Instant::now();
         let progress = self.progress.clone();
-        let report = Box::new(move |i: &Info| {
+        let print = move |i: &Info| {
             say!("{}", thinking(i));
             if i.multipv <= 1 {
                 *lock(&progress) = i.clone();
             }
-        });
-        self.start(lim, Arc::default(), report);
+        };
+        self.search.start(&self.game, plan(ask), Box::new(print));
     }
 
-    /// The answer to `.`: `stat01: time nodes ply mvleft mvtot mvname`, from the last
-    /// completed iteration (the search does not publish its progress inside one, so mvleft
-    /// is 0: that iteration has no move left).
-    pub fn analysis_status(&self) {
+    /// `.`: `stat01: time nodes ply mvleft mvtot mvname` of the last completed iteration.
+    fn analysis_status(&self) {
         let info = lock(&self.progress).clone();
         let centis = self.analysis_start.elapsed().as_millis() / 10;
         let total = self.game.board().gen(false).len();
         let name = info.pv.first().map_or(String::new(), |m| format!(" {m}"));
-        say!(
-            "stat01: {centis} {} {} 0 {total}{name}",
-            info.nodes,
-            info.depth
-        );
+        let (nodes, depth) = (info.nodes, info.depth);
+        say!("stat01: {centis} {nodes} {depth} 0 {total}{name}");
     }
 
-    /// The search ended (or input did): play its move and say if that ended the game.
-    pub fn engine_moved(&mut self) {
-        if self.analysing {
-            self.search.join(); // the analysis ended by itself (sd, or a forced line)
-            return self.answer_pings();
-        }
-        if let Some((Some(m), _)) = self.search.join() {
+    /// The search ended (or the input did): rmax plays its move (not an analysis's), and the end.
+    fn engine_moved(&mut self) {
+        let outcome = self.search.join();
+        if let (false, Some(Some(m))) = (self.analysing, outcome.map(|o| o.best)) {
             say!("move {m}");
             self.game.push(m);
             if let Some(end) = self.game.end() {
@@ -394,31 +319,17 @@ impl Xboard {
 
 /// xboard's thinking output: `ply score time(cs) nodes pv`.
 fn thinking(i: &Info) -> String {
-    format!(
-        "{} {} {} {} {}",
-        i.depth,
-        Score::of(i.score).xboard(),
-        i.ms / 10,
-        i.nodes,
-        moves_text(&i.pv)
-    )
+    let (score, pv) = (Score::of(i.score).xboard(), moves_text(&i.pv));
+    format!("{} {score} {} {} {pv}", i.depth, i.ms / 10, i.nodes)
 }
 
-/// The xboard result line, e.g. `1-0 {White mates}`.
+/// The result line, e.g. `1-0 {Checkmate: White wins}`.
 fn result(end: End) -> String {
-    let why = match end {
-        End::Mate(winner) => format!("{} mates", colour(winner)),
-        End::Stalemate => "Stalemate".into(),
-        End::Repetition => "Draw by repetition".into(),
-        End::Fifty => "Draw by fifty-move rule".into(),
-        End::Material => "Draw by insufficient material".into(),
-        End::Resignation(loser) => format!("{} resigns", colour(loser)),
-    };
-    format!("{} {{{why}}}", end.score())
+    format!("{} {{{}}}", end.score(), end.words())
 }
 
-/// `level MPS BASE INC`: BASE in minutes or minutes:seconds, INC in seconds -> ms.
-pub fn parse_level(arg: &str) -> Option<(i64, i64, i64)> {
+/// `level MPS BASE INC`: BASE in minutes or minutes:seconds, INC in seconds; in ms.
+fn parse_level(arg: &str) -> Option<(i64, i64, i64)> {
     let [mps, base, inc] = arg.split_whitespace().collect::<Vec<_>>()[..] else {
         return None;
     };

@@ -342,3 +342,19 @@ fn a_pgn_from_standard_input() {
     assert!(annotated.contains("Qh4# 0-1"), "{annotated}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Tags keep their escapes (`\"`, `\\`), a `]` inside a value, and two tags on one line.
+#[test]
+fn tags_are_read_with_their_escapes_and_written_back_alike() {
+    let dir = folder("tags");
+    let (input, out) = (dir.join("tags.pgn"), dir.join("out.pgn"));
+    let tags = "[White \"A \\\"B\\\" \\\\ C\"] [Black \"x]y\"]\n[Event \"e\"]\n\n1. e4 e5 *\n";
+    std::fs::write(&input, tags).expect("the game");
+    let (input, out_arg) = (input.to_string_lossy().into_owned(), out.to_string_lossy());
+    let (status, table, err) = review(&[&input, "--nodes", "1000", "--out", &out_arg]);
+    assert!(status.success(), "{err}");
+    assert!(table.contains("A \"B\" \\ C - x]y, *"), "{table}");
+    let annotated = std::fs::read_to_string(&out).expect("the annotated game");
+    assert!(annotated.starts_with("[White \"A \\\"B\\\" \\\\ C\"]\n[Black \"x]y\"]\n"));
+    let _ = std::fs::remove_dir_all(dir);
+}

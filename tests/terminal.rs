@@ -631,7 +631,7 @@ fn threads_are_set_shown_in_help_and_checked() {
     // the status line under the board says so
     let out = say(&mut r, "board");
     assert!(
-        out.contains("White to move (you). rmax searches on 2 threads.\n"),
+        out.contains("White to move (you). rmax plays at full strength on 2 threads.\n"),
         "{out}"
     );
     assert!(say(&mut r, "help").contains("at full strength on 2 threads."));

@@ -94,8 +94,14 @@ fn thinking_output_follows_post_and_nopost() {
 fn the_engine_mates_from_setboard_and_announces_the_result() {
     let (mut r, _) = xboard();
     for (fen, result) in [
-        ("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "1-0 {White mates}"),
-        ("3r2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1", "0-1 {Black mates}"),
+        (
+            "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
+            "1-0 {Checkmate: White wins}",
+        ),
+        (
+            "3r2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1",
+            "0-1 {Checkmate: Black wins}",
+        ),
     ] {
         r.send("new\nforce");
         r.send(&format!("setboard {fen}"));
@@ -112,7 +118,7 @@ fn draws_are_announced() {
     let (mut r, _) = xboard();
     // the user's move stalemates while the engine plays Black
     r.send("new\nsetboard k7/8/8/2Q5/8/8/8/7K w - - 0 1\nusermove c5b6");
-    assert_eq!(r.line("1/2-1/2", 5.0), "1/2-1/2 {Stalemate}");
+    assert_eq!(r.line("1/2-1/2", 5.0), "1/2-1/2 {Stalemate: a draw}");
     // the start position a third time
     r.send("new\nforce");
     for m in [
@@ -121,14 +127,20 @@ fn draws_are_announced() {
         r.send(&format!("usermove {m}"));
     }
     r.send("go");
-    assert_eq!(r.line("1/2-1/2", 5.0), "1/2-1/2 {Draw by repetition}");
+    assert_eq!(
+        r.line("1/2-1/2", 5.0),
+        "1/2-1/2 {Draw by threefold repetition}"
+    );
     r.send("force\nsetboard 4k3/8/8/8/8/8/8/4KB2 w - - 0 1\ngo");
     assert_eq!(
         r.line("1/2-1/2", 5.0),
         "1/2-1/2 {Draw by insufficient material}"
     );
     r.send("force\nsetboard 4k3/8/8/8/8/8/8/R3K3 w - - 99 80\nusermove a1a2\ngo");
-    assert_eq!(r.line("1/2-1/2", 5.0), "1/2-1/2 {Draw by fifty-move rule}");
+    assert_eq!(
+        r.line("1/2-1/2", 5.0),
+        "1/2-1/2 {Draw by the fifty-move rule}"
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 mod teacher;
 
-use rmax::tuning::tools::{duration, Args, Rng};
+use rmax::tuning::tools::{duration, number, Args, Rng};
 use rmax::{Board, Engine, Limits, START};
 use std::fs::File;
 use std::io::Write;
@@ -21,12 +21,17 @@ const HASH_MB: usize = 4;
 /// A game is won when the scores stay beyond WIN_SCORE for WIN_PLIES plies, drawn at
 /// MAX_PLIES: such games are shuffles, not chess.
 const WIN_SCORE: i32 = 1000;
-const WIN_PLIES: usize = 6;
+const WIN_PLIES: i32 = 6;
 const MAX_PLIES: usize = 400;
 /// Labels are clamped to +-this (cp), and mates score it: a sure win to any fitted sigmoid.
 const LABEL_LIMIT: i32 = 3000;
 /// rmax's label search, unless told: this many times a move's nodes, a few plies deeper.
 const LABEL_NODES_PER_PLAY_NODE: u64 = 5;
+
+const OWN_LIMITS_WITH_TEACHER: &str = "datagen: --label-nodes and --label-depth limit rmax's \
+    own labels; a teacher's are --teacher-nodes and --teacher-depth";
+const TEACHER_LIMITS_WITHOUT_TEACHER: &str =
+    "datagen: --teacher-nodes and --teacher-depth need --teacher CMD";
 
 struct Options {
     games: usize,
@@ -38,74 +43,63 @@ struct Options {
     label: Option<LabelSearch>,
 }
 
-/// rmax's label search or a teacher's (its command), at a node limit, a depth, or both.
-struct LabelSearch {
-    teacher: Option<String>,
-    nodes: Option<u64>,
-    depth: Option<u64>,
-}
-
-const OWN_LIMITS_WITH_TEACHER: &str = "datagen: --label-nodes and --label-depth limit rmax's \
-    own labels; a teacher's are --teacher-nodes and --teacher-depth";
-const TEACHER_LIMITS_WITHOUT_TEACHER: &str =
-    "datagen: --teacher-nodes and --teacher-depth need --teacher CMD";
+/// The search that labels positions: a teacher's command (None: rmax's), a node limit, a
+/// depth, or both (whichever ends it first).
+type LabelSearch = (Option<String>, Option<u64>, Option<u64>);
 
 fn options(args: &[&str]) -> Result<Options, String> {
-    let [own_nodes, own_depth, nodes, depth] = [
-        "--label-nodes",
-        "--label-depth",
-        "--teacher-nodes",
-        "--teacher-depth",
-    ];
-    let valued = [
-        "--nodes",
-        "--seed",
-        "--threads",
-        "--teacher",
-        own_nodes,
-        own_depth,
-        nodes,
-        depth,
-    ];
-    let a = Args::read(args, &valued, &[]).map_err(|e| format!("datagen: {e}"))?;
+    let flags = "--nodes --seed --threads --teacher --label-nodes --label-depth --teacher-nodes \
+        --teacher-depth";
+    let flags: Vec<&str> = flags.split_whitespace().collect();
+    let a = Args::read(args, &flags, &[]).map_err(|e| format!("datagen: {e}"))?;
     let [games, file] = &a.words[..] else {
         return Err("datagen needs GAMES and FILE".into());
     };
     let teacher = a.get("--teacher").map(String::from);
-    let (nodes, depth, least) = match (&teacher, a.has(own_nodes) || a.has(own_depth)) {
-        (Some(_), true) => return Err(OWN_LIMITS_WITH_TEACHER.into()),
-        (None, _) if a.has(nodes) || a.has(depth) => {
-            return Err(TEACHER_LIMITS_WITHOUT_TEACHER.into())
-        }
-        (Some(_), false) => (nodes, depth, 1),
-        (None, _) => (own_nodes, own_depth, 0),
+    let ([own_nodes, own_depth], [nodes, depth]) = ([flags[4], flags[5]], [flags[6], flags[7]]);
+    let own = a.has(own_nodes) || a.has(own_depth);
+    let (nodes, depth, least) = match (&teacher, own, a.has(nodes) || a.has(depth)) {
+        (Some(_), true, _) => return Err(OWN_LIMITS_WITH_TEACHER.into()),
+        (None, _, true) => return Err(TEACHER_LIMITS_WITHOUT_TEACHER.into()),
+        (Some(_), ..) => (nodes, depth, 1),
+        (None, ..) => (own_nodes, own_depth, 0),
     };
-    let limit = |flag, least, most| a.has(flag).then(|| a.number(flag, 0, least, most));
-    let number = |flag, default, least| a.number(flag, default, least, u64::MAX);
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let mut o = Options {
-        games: rmax::tuning::tools::number("GAMES", games, 0, 1 << 40)?,
+    let play_nodes = a.number("--nodes", 5000, 1, u64::MAX)?;
+    let depth = a.has(depth).then(|| a.number(depth, 0, 1, 64));
+    let depth = depth.transpose()?;
+    // a node count unless only a depth is given: it keeps labels deterministic, their cost known
+    let label_nodes = play_nodes.saturating_mul(LABEL_NODES_PER_PLAY_NODE);
+    let nodes = match (a.has(nodes), depth) {
+        (false, Some(_)) => None,
+        _ => Some(a.number(nodes, label_nodes, least, u64::MAX)?),
+    };
+    Ok(Options {
+        games: number("GAMES", games, 0, 1 << 40)?,
         file: file.clone(),
-        nodes: number("--nodes", 5000, 1)?,
-        seed: number("--seed", 1, 0)?,
+        nodes: play_nodes,
+        seed: a.number("--seed", 1, 0, u64::MAX)?,
         threads: a.number("--threads", cores, 1, 256)?,
-        label: None,
+        label: (nodes != Some(0)).then_some((teacher, nodes, depth)),
+    })
+}
+
+/// How a run labels its positions, for its first line.
+fn describe(o: &Options) -> String {
+    let Some((teacher, nodes, depth)) = &o.label else {
+        return "no labels".into();
     };
-    let (nodes, depth) = (limit(nodes, least, u64::MAX), limit(depth, 1, 64));
-    let (nodes, depth) = (nodes.transpose()?, depth.transpose()?);
-    // neither limit given: a node count, which keeps labels deterministic and their cost known
-    let nodes = match (nodes, depth) {
-        (None, None) => Some(o.nodes.saturating_mul(LABEL_NODES_PER_PLAY_NODE)),
-        _ => nodes,
-    };
-    if nodes != Some(0) {
-        o.label = Some(LabelSearch {
-            teacher,
-            nodes,
-            depth,
-        });
-    }
-    Ok(o)
+    let by = teacher.as_ref().map(|c| format!("teacher {c:?}"));
+    let (nodes, depth) = (
+        nodes.map(|n| format!("{n} nodes")),
+        depth.map(|d| format!("depth {d}")),
+    );
+    let limits: Vec<String> = nodes.into_iter().chain(depth).collect();
+    format!(
+        "labels by {} at {}",
+        by.unwrap_or("rmax".into()),
+        limits.join(" or ")
+    )
 }
 
 /// A thread's label search: rmax in this process, with a hash table of its own, and the score
@@ -119,35 +113,29 @@ enum Labeller {
 const NO_SCORE: i32 = i32::MIN;
 
 impl Labeller {
-    fn start(l: &LabelSearch) -> Result<Labeller, String> {
-        let Some(command) = &l.teacher else {
-            let depth = l.depth.map_or(64, |d| d as i32);
-            let lim = Limits {
-                nodes: l.nodes.unwrap_or(!0),
-                depth,
-                ..Limits::default()
-            };
+    fn start((teacher, nodes, depth): &LabelSearch) -> Result<Labeller, String> {
+        let Some(command) = teacher else {
+            let mut lim = Limits::default();
+            (lim.nodes, lim.depth) = (nodes.unwrap_or(!0), depth.map_or(64, |d| d as i32));
             let mut engine = Box::new(Engine::new(HASH_MB));
             let completed = Arc::new(AtomicI32::new(NO_SCORE));
             let score = completed.clone();
             engine.report = Some(Box::new(move |info| score.store(info.score, Relaxed)));
             return Ok(Labeller::Rmax(engine, lim, completed));
         };
-        let mut go = String::from("go");
-        go += &l.depth.map_or(String::new(), |d| format!(" depth {d}"));
-        go += &l.nodes.map_or(String::new(), |n| format!(" nodes {n}"));
-        Ok(Labeller::Teacher(Teacher::start(command, go)?))
+        let depth = depth.map_or(String::new(), |d| format!(" depth {d}"));
+        let nodes = nodes.map_or(String::new(), |n| format!(" nodes {n}"));
+        let teacher = Teacher::start(command, format!("go{depth}{nodes}"))?;
+        Ok(Labeller::Teacher(teacher))
     }
 
     /// A new game: an empty hash table, so that labels do not depend on the games before.
     fn new_game(&mut self) -> Result<(), String> {
         match self {
-            Labeller::Rmax(engine, ..) => {
-                engine.resize(HASH_MB);
-                Ok(())
-            }
-            Labeller::Teacher(teacher) => teacher.new_game(),
+            Labeller::Rmax(engine, ..) => engine.resize(HASH_MB),
+            Labeller::Teacher(teacher) => teacher.new_game()?,
         }
+        Ok(())
     }
 
     /// The label of `board`: a search's score, White's view, clamped to +-LABEL_LIMIT.
@@ -172,28 +160,10 @@ impl Labeller {
     }
 }
 
-/// How a run labels its positions, for its first line.
-fn describe(label: &Option<LabelSearch>) -> String {
-    let Some(l) = label else {
-        return "no labels".into();
-    };
-    let by = l
-        .teacher
-        .as_ref()
-        .map_or("rmax".into(), |c| format!("teacher {c:?}"));
-    let nodes = l.nodes.map(|n| format!("{n} nodes"));
-    let limits: Vec<String> = nodes
-        .into_iter()
-        .chain(l.depth.map(|d| format!("depth {d}")))
-        .collect();
-    format!("labels by {by} at {}", limits.join(" or "))
-}
-
 /// A run under way: what its threads share.
-struct Run<'a> {
-    o: &'a Options,
-    /// The file, the games written, their positions, and their results from White's view
-    /// (wins, draws, losses).
+struct Run {
+    o: Options,
+    /// The file, and the games written, their positions and results (White won, drawn, lost).
     out: Mutex<(File, usize, usize, [usize; 3])>,
     next_game: AtomicUsize,
     /// A thread's error: the others stop at their next position.
@@ -207,26 +177,19 @@ struct Run<'a> {
 pub fn run(args: &[&str]) -> Result<(), String> {
     let o = options(args)?;
     // the labellers first: a teacher that does not work stops the run before FILE is touched
-    let labellers: Vec<Option<Labeller>> = match &o.label {
-        Some(l) => (0..o.threads)
-            .map(|_| Labeller::start(l).map(Some))
-            .collect(),
-        None => Ok((0..o.threads).map(|_| None).collect()),
-    }
-    .unwrap_or_else(|e| stop(&e));
-    let file =
-        File::create(&o.file).map_err(|e| format!("datagen: cannot create {}: {e}", o.file))?;
+    let start = |_| o.label.as_ref().map(Labeller::start).transpose();
+    let labellers: Result<Vec<_>, _> = (0..o.threads).map(start).collect();
+    let labellers = labellers.unwrap_or_else(|e| stop(&e));
+    let file = File::create(&o.file);
+    let file = file.map_err(|e| format!("datagen: cannot create {}: {e}", o.file))?;
+    let (games, nodes, label, seed) = (o.games, o.nodes, describe(&o), o.seed);
+    let (threads, path) = (o.threads, &o.file);
     eprintln!(
-        "datagen: {} games, {} nodes a move, {}, seed {}, {} threads, into {}",
-        o.games,
-        o.nodes,
-        describe(&o.label),
-        o.seed,
-        o.threads,
-        o.file
+        "datagen: {games} games, {nodes} nodes a move, {label}, seed {seed}, {threads} threads, \
+         into {path}"
     );
     let run = Run {
-        o: &o,
+        o,
         out: Mutex::new((file, 0, 0, [0; 3])),
         next_game: AtomicUsize::new(0),
         error: Mutex::new(None),
@@ -259,21 +222,19 @@ fn stop(msg: &str) -> ! {
 
 /// One thread's games, until all are played or a thread failed; a line after each game.
 fn play_games(run: &Run, mut labeller: Option<Labeller>) -> Result<(), String> {
-    let o = run.o;
     let mut engine = Engine::new(HASH_MB);
     loop {
-        let n = run.next_game.fetch_add(1, Relaxed);
-        if n >= o.games || run.failed.load(Relaxed) {
+        let n = run.next_game.fetch_add(1, Relaxed) as u64;
+        if n >= run.o.games as u64 || run.failed.load(Relaxed) {
             return Ok(());
         }
-        let (boards, result) = play(&mut engine, Rng(o.seed ^ ((n as u64) << 32)), o.nodes);
-        let tag = ["[1.0]", "[0.5]", "[0.0]"][result];
+        let (boards, result) = play(&mut engine, Rng(run.o.seed ^ (n << 32)), run.o.nodes);
         let mut text = String::new();
         if let Some(labeller) = &mut labeller {
             labeller.new_game()?;
         }
         for board in &boards {
-            text += &format!("{} {tag}", board.fen());
+            text += &format!("{} {}", board.fen(), ["[1.0]", "[0.5]", "[0.0]"][result]);
             if let Some(labeller) = &mut labeller {
                 if run.failed.load(Relaxed) {
                     return Ok(()); // another thread failed: the run ends
@@ -284,23 +245,23 @@ fn play_games(run: &Run, mut labeller: Option<Labeller>) -> Result<(), String> {
         }
         let mut out = run.out.lock().unwrap();
         let (file, games, positions, results) = &mut *out;
-        // a game at a time, whole: a run stopped early leaves whole lines
-        file.write_all(text.as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", o.file))?;
-        (*games, *positions) = (*games + 1, *positions + boards.len());
-        results[result] += 1;
+        // a whole game at a time: a run stopped early leaves whole lines
+        let written = file.write_all(text.as_bytes());
+        written.map_err(|e| format!("cannot write {}: {e}", run.o.file))?;
+        (*games, *positions, results[result]) =
+            (*games + 1, *positions + boards.len(), results[result] + 1);
         let secs = run.start.elapsed().as_secs_f64().max(1e-3);
-        let [w, d, l] = *results;
-        let left = secs * (o.games - *games) as f64 / *games as f64;
-        let eta = match *games < o.games {
-            true => format!(", ETA {}", duration(left)),
-            false => String::new(),
+        let left = secs * (run.o.games - *games) as f64 / *games as f64;
+        let eta = if *games < run.o.games {
+            format!(", ETA {}", duration(left))
+        } else {
+            String::new()
         };
-        let speed = *positions as f64 / secs;
+        let ([w, d, l], speed, total) = (*results, *positions as f64 / secs, run.o.games);
+        let time = duration(secs);
         eprintln!(
-            "{games}/{} games (+{w} ={d} -{l}), {positions} positions, {speed:.0} positions/s, {}{eta}",
-            o.games,
-            duration(secs),
+            "{games}/{total} games (+{w} ={d} -{l}), {positions} positions, {speed:.0} \
+             positions/s, {time}{eta}"
         );
     }
 }
@@ -325,18 +286,17 @@ fn play(engine: &mut Engine, mut rng: Rng, nodes: u64) -> (Vec<Board>, usize) {
 /// The result of a game over at `board` (`keys`: the positions before it), as `play` gives it.
 fn over(board: &Board, keys: &[u64]) -> Option<usize> {
     if board.gen(false).is_empty() {
-        return Some(if !board.in_check() {
-            1
-        } else if board.side == 8 {
-            2
-        } else {
-            0
+        let mated = (board.in_check(), board.side == 8);
+        return Some(match mated {
+            (false, _) => 1,
+            (true, true) => 2,
+            (true, false) => 0,
         });
     }
-    // threefold: the position (the key has the side to move) twice since the last
+    // threefold: the position (its key has the side to move) twice since the last
     // irreversible move
-    let last = keys.iter().rev().take(board.half as usize);
-    let repeated = last.filter(|&&k| k == board.key).count() >= 2;
+    let since = keys.iter().rev().take(board.half as usize);
+    let repeated = since.filter(|&&k| k == board.key).count() >= 2;
     let drawn = board.half >= 100 || board.insufficient() || keys.len() >= MAX_PLIES;
     (repeated || drawn).then_some(1)
 }
@@ -352,32 +312,29 @@ fn play_from(
 ) -> (Vec<Board>, usize) {
     engine.resize(HASH_MB); // nothing carried over from the last game
     let (mut quiet, mut decisive) = (vec![], 0i32); // plies beyond WIN_SCORE, + White ahead
+    let lim = Limits {
+        nodes,
+        ..Limits::default()
+    };
     loop {
         if let Some(result) = over(&board, &keys) {
             return (quiet, result);
         }
         engine.stop.store(false, Relaxed);
-        let (best, info) = engine.think(
-            &board,
-            &keys,
-            Limits {
-                nodes,
-                ..Limits::default()
-            },
-        );
+        let (best, info) = engine.think(&board, &keys, lim);
         let best = best.expect("a legal move");
         let white = if board.side == 8 {
             info.score
         } else {
             -info.score
         };
-        decisive = match (white > WIN_SCORE, white < -WIN_SCORE) {
-            (true, _) => decisive.max(0) + 1,
-            (_, true) => decisive.min(0) - 1,
-            _ => 0,
+        decisive = match white.abs() > WIN_SCORE {
+            true if white.signum() == decisive.signum() => decisive + white.signum(),
+            true => white.signum(),
+            false => 0,
         };
-        if decisive.unsigned_abs() as usize >= WIN_PLIES {
-            return (quiet, if decisive > 0 { 0 } else { 2 });
+        if decisive.abs() >= WIN_PLIES {
+            return (quiet, (1 - decisive.signum()) as usize);
         }
         let en_passant = board.b[best.from] & 7 == 1 && best.to == board.ep;
         if !board.in_check() && board.b[best.to] == 0 && best.promo == 0 && !en_passant {
@@ -393,53 +350,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn labels_are_from_whites_view_and_clamped() {
-        let search = LabelSearch {
-            teacher: None,
-            nodes: Some(2000),
-            depth: None,
-        };
-        let mut l = Labeller::start(&search).expect("rmax labels in process");
-        // White a queen up, either side to move; then the colours swapped
-        for (fen, sign) in [
-            ("4k3/pppp4/8/8/8/8/PPPP4/3QK3 w - - 0 1", 1),
-            ("4k3/pppp4/8/8/8/8/PPPP4/3QK3 b - - 0 1", 1),
-            ("3qk3/pppp4/8/8/8/8/PPPP4/4K3 w - - 0 1", -1),
-            ("3qk3/pppp4/8/8/8/8/PPPP4/4K3 b - - 0 1", -1),
-        ] {
-            let label = l.label(&Board::from_fen(fen).unwrap()).unwrap();
-            assert!(
-                label * sign > 500 && label.abs() <= LABEL_LIMIT,
-                "{fen}: {label}"
-            );
-        }
+    fn own_labels_are_whites_view_and_mates_the_limit() {
+        let mut l = Labeller::start(&(None, Some(2000), None)).expect("rmax labels in process");
         for (fen, label) in [
             ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", LABEL_LIMIT),
             ("r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1", -LABEL_LIMIT),
         ] {
             assert_eq!(l.label(&Board::from_fen(fen).unwrap()), Ok(label), "{fen}");
         }
-    }
-
-    #[test]
-    fn default_label_limits() {
-        let label = |args: &[&str]| {
-            let o = options(&[&["3", "f"][..], args].concat()).map(|o| o.label);
-            o.map(|l| l.map(|l| (l.teacher, l.nodes, l.depth)))
-        };
-        assert_eq!(
-            label(&["--nodes", "100"]),
-            Ok(Some((None, Some(500), None)))
-        );
-        assert_eq!(
-            label(&["--label-depth", "6"]),
-            Ok(Some((None, None, Some(6))))
-        );
-        assert_eq!(label(&["--label-nodes", "0"]), Ok(None));
-        let teacher = label(&["--teacher", "sf", "--teacher-depth", "9"]);
-        assert_eq!(teacher, Ok(Some((Some("sf".into()), None, Some(9)))));
-        let teacher = label(&["--teacher", "sf"]);
-        assert_eq!(teacher, Ok(Some((Some("sf".into()), Some(25_000), None))));
     }
 
     /// Two rooks and three pawns against a bare king, no mate within three moves: with 394

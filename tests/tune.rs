@@ -312,6 +312,31 @@ fn teachers_that_are_not_uci_engines_fail_clearly() {
     }
 }
 
+/// The first line says how positions are labelled: by default rmax at 5 times a move's nodes,
+/// a teacher at 5 times 5000; or to a depth alone.
+#[test]
+fn datagen_says_how_it_labels() {
+    let rmax = env!("CARGO_BIN_EXE_rmax");
+    for (args, labels) in [
+        (
+            &["--nodes", "100"][..],
+            "labels by rmax at 500 nodes".to_string(),
+        ),
+        (&["--label-depth", "6"], "labels by rmax at depth 6".into()),
+        (
+            &["--teacher", rmax],
+            format!("labels by teacher {rmax:?} at 25000 nodes"),
+        ),
+        (
+            &["--teacher", rmax, "--teacher-depth", "9"],
+            format!("labels by teacher {rmax:?} at depth 9"),
+        ),
+    ] {
+        let (status, _, err) = run(&[&["datagen", "0", "/dev/null"][..], args].concat(), 20.0);
+        assert!(status.success() && err.contains(&labels), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn datagen_rejects_bad_arguments_and_says_which() {
     for (args, message) in [

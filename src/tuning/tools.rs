@@ -2,7 +2,9 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Display;
+use std::io::Write;
 use std::path::PathBuf;
+use std::process::{Command, ExitStatus, Stdio};
 use std::str::FromStr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -184,4 +186,29 @@ pub fn fastchess_games(output: &str) -> Result<[u32; 4], String> {
         (Some(n), Some(w), Some(l), Some(d)) => Ok([n, w, d, l]),
         _ => Err(format!("cannot read fastchess's 'Games: {line}'")),
     }
+}
+
+/// Runs `command` (a program and its arguments) with `input`: how it ended, and its standard
+/// output and error.
+pub fn output_of(command: &[String], input: &str) -> Result<(ExitStatus, String), String> {
+    let mut child = Command::new(&command[0]);
+    let piped = || Stdio::piped();
+    let child = child
+        .args(&command[1..])
+        .stdin(piped())
+        .stdout(piped())
+        .stderr(piped());
+    let mut child = child
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", command[0]))?;
+    let _ = child
+        .stdin
+        .take()
+        .expect("piped")
+        .write_all(input.as_bytes());
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("{}: {e}", command[0]))?;
+    let text = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+    Ok((out.status, text.into_owned()))
 }

@@ -6,14 +6,12 @@
 //! 0.5), R_k = a / (A + k + 1)^alpha / c_k^2; plus and minus play value +- c_k, both rounded
 //! with one random offset; then value += R_k c_k (W - L) flip, kept in [min, max].
 
-use rmax::tuning::tools::{
-    clock_seed, duration, fastchess_games, on_path, shell_line, shown, valid_tc, Args, Rng,
-};
+use rmax::tuning::tools::{clock_seed, duration, fastchess_games, number, on_path, output_of};
+use rmax::tuning::tools::{shell_line, shown, valid_tc, Args, Rng};
 use rmax::tuning::{param, Param, PARAMS};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 const ALPHA: f64 = 0.602;
@@ -55,25 +53,10 @@ A run resumed takes its settings from the state file; a setting given that diffe
 the file's is refused (another --state starts another run).";
 
 /// The flags that make a run what it is: its state file keeps them, as one line.
-const SETTINGS: [&str; 9] = [
-    "--params",
-    "--iterations",
-    "--pairs",
-    "--tc",
-    "--nodes",
-    "--hash",
-    "--r-end",
-    "--seed",
-    "--openings",
-];
-const OTHER_FLAGS: [&str; 5] = [
-    "--set",
-    "--concurrency",
-    "--state",
-    "--engine",
-    "--fastchess",
-];
-const SWITCHES: [&str; 4] = ["--build", "--dry-run", "--report", "--apply"];
+const SETTINGS: &str =
+    "--params --iterations --pairs --tc --nodes --hash --r-end --seed --openings";
+const FLAGS: &str = "--set --concurrency --state --engine --fastchess";
+const SWITCHES: &str = "--build --dry-run --report --apply";
 
 /// Why the runner stopped (the exit code, the message): 2 bad arguments or input, 1 a failed run.
 type Failure = (i32, String);
@@ -86,17 +69,17 @@ fn failed(e: String) -> Failure {
     (1, e)
 }
 
+fn words(s: &str) -> Vec<&str> {
+    s.split(' ').collect()
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "-h" || a == "--help") {
         return println!("{USAGE}");
     }
     if let Err((code, e)) = run(&args) {
-        let help = if code == 2 {
-            "\n(rmax-spsa --help for the options)"
-        } else {
-            ""
-        };
+        let help = ["", "", "\n(rmax-spsa --help for the options)"][code as usize];
         eprintln!("rmax-spsa: {e}{help}");
         std::process::exit(code);
     }
@@ -136,31 +119,27 @@ impl Settings {
             (Some(_), Some(_)) => return Err("--tc and --nodes exclude each other".into()),
             (Some(tc), None) if valid_tc(tc) => (format!("tc={tc}"), 8),
             (Some(tc), None) => {
+                let tc = shown(tc);
                 return Err(format!(
-                    "--tc takes a time control such as 2+0.02, not '{}'",
-                    shown(tc)
-                ))
+                    "--tc takes a time control such as 2+0.02, not '{tc}'"
+                ));
             }
-            (None, Some(_)) => (
-                format!("tc=inf nodes={}", a.number("--nodes", 0u64, 1, 1 << 40)?),
-                1,
-            ),
+            (None, Some(_)) => {
+                let nodes = a.number("--nodes", 0u64, 1, 1 << 40)?;
+                (format!("tc=inf nodes={nodes}"), 1)
+            }
             (None, None) => (base.limit.clone(), base.hash),
         };
-        let params = match a.get("--params") {
-            Some(list) => names(list, "--params")?
-                .into_iter()
-                .map(|(p, _)| p)
-                .collect(),
+        let params: Vec<&Param> = match a.get("--params") {
+            Some(list) => names(list, "--params")?.into_iter().map(|p| p.0).collect(),
             None => base.params.clone(),
         };
-        let params: Vec<&Param> = params;
-        if let Some(p) = params
+        let twice = params
             .iter()
             .enumerate()
-            .find(|(i, p)| params[..*i].contains(p))
-        {
-            return Err(format!("{} named twice in --params", p.1.name));
+            .find(|(i, p)| params[..*i].contains(p));
+        if let Some((_, p)) = twice {
+            return Err(format!("{} named twice in --params", p.name));
         }
         Ok(Settings {
             params,
@@ -181,14 +160,12 @@ impl Settings {
             Some(nodes) => format!("--nodes {nodes}"),
             None => format!("--tc {}", &self.limit[3..]),
         };
+        let s = self;
+        let (n, pairs, hash, r_end, seed) = (s.iterations, s.pairs, s.hash, s.r_end, s.seed);
         format!(
-            "--params {} --iterations {} --pairs {} {limit} --hash {} --r-end {} --seed {} --openings {}",
+            "--params {} --iterations {n} --pairs {pairs} {limit} --hash {hash} --r-end {r_end} \
+             --seed {seed} --openings {}",
             names.join(","),
-            self.iterations,
-            self.pairs,
-            self.hash,
-            self.r_end,
-            self.seed,
             self.openings
         )
     }
@@ -196,17 +173,16 @@ impl Settings {
 
 /// A list `A,B=v,...` of PARAMS' names (in any case), each with its value if it has one.
 fn names<'a>(list: &'a str, flag: &str) -> Result<Vec<(&'static Param, Option<&'a str>)>, String> {
-    let known = || PARAMS.map(|p| p.name).join(", ");
     let entry = |item: &'a str| {
         let (name, value) = item
             .split_once('=')
             .map_or((item, None), |(n, v)| (n, Some(v)));
-        let p = param(name).ok_or(format!(
-            "unknown parameter '{}' in {flag} (src/tuning.rs has: {})",
-            shown(name),
-            known()
-        ))?;
-        Ok((p, value))
+        let known = PARAMS.map(|p| p.name).join(", ");
+        let unknown = format!(
+            "unknown parameter '{}' in {flag} (src/tuning.rs has: {known})",
+            shown(name)
+        );
+        Ok((param(name).ok_or(unknown)?, value))
     };
     list.split(',').map(entry).collect()
 }
@@ -222,7 +198,7 @@ fn start_values(list: Option<&str>, tuned: &[&Param]) -> Result<Vec<i32>, String
         if set.contains(&i) {
             return Err(format!("{} set twice in --set", p.name));
         }
-        values[i] = rmax::tuning::tools::number(p.name, value, p.min, p.max)?;
+        values[i] = number(p.name, value, p.min, p.max)?;
         set.push(i);
     }
     Ok(values)
@@ -232,10 +208,8 @@ fn start_values(list: Option<&str>, tuned: &[&Param]) -> Result<Vec<i32>, String
 fn schedule(c_end: f64, r_end: f64, n: u32, k: u32) -> (f64, f64) {
     let (n, k1) = (f64::from(n), f64::from(k + 1));
     let big_a = n / 10.0;
-    let (c, a) = (
-        c_end * n.powf(GAMMA),
-        r_end * c_end * c_end * (big_a + n).powf(ALPHA),
-    );
+    let c = c_end * n.powf(GAMMA);
+    let a = r_end * c_end * c_end * (big_a + n).powf(ALPHA);
     let c_k = (c / k1.powf(GAMMA)).max(0.5); // under half a unit, both sides would round alike
     (c_k, a / (big_a + k1).powf(ALPHA) / (c_k * c_k))
 }
@@ -267,29 +241,28 @@ impl State {
         let mut rng = Rng(settings.seed);
         rng.next_u64(); // (seeds 0 and 1 start apart)
         let values = start.iter().map(|&v| (v, f64::from(v))).collect();
+        let (done, games) = (0, [0; 3]);
         State {
             settings,
             values,
-            done: 0,
+            done,
             rng,
-            games: [0; 3],
+            games,
         }
     }
 
     /// The next iteration's draw (the state stays as it is).
     fn step(&self) -> Step {
-        let mut rng = self.rng;
+        let (s, mut rng) = (&self.settings, self.rng);
         let (mut moves, mut plus, mut minus) = (vec![], vec![], vec![]);
-        for (p, &(_, theta)) in self.settings.params.iter().zip(&self.values) {
-            let s = &self.settings;
+        for (p, &(_, theta)) in s.params.iter().zip(&self.values) {
             let (c, r) = schedule(p.c_end, s.r_end, s.iterations, self.done);
             let flip = if rng.next_u64() & 1 == 1 { 1.0 } else { -1.0 };
             // one offset for both sides: so rounded, they are c apart on average
             let offset = rng.uniform();
-            let play =
-                |x: f64| ((x + offset).floor() as i64).clamp(p.min.into(), p.max.into()) as i32;
-            plus.push(play(theta + c * flip));
-            minus.push(play(theta - c * flip));
+            let play = |x: f64| ((x + offset).floor() as i64).clamp(p.min.into(), p.max.into());
+            plus.push(play(theta + c * flip) as i32);
+            minus.push(play(theta - c * flip) as i32);
             moves.push((flip, c, r));
         }
         let srand = rng.next_u64() >> 33;
@@ -305,17 +278,16 @@ impl State {
     /// Each value moved by R_k c_k (W - L) towards plus's side (away if plus lost), in range.
     fn update(&mut self, step: &Step, [w, d, l]: [u32; 3]) {
         let score = f64::from(w) - f64::from(l);
-        for ((p, (_, theta)), (flip, c, r)) in self
+        let each = self
             .settings
             .params
             .iter()
             .zip(&mut self.values)
-            .zip(&step.moves)
-        {
+            .zip(&step.moves);
+        for ((p, (_, theta)), (flip, c, r)) in each {
             *theta = (*theta + r * c * score * flip).clamp(p.min.into(), p.max.into());
         }
-        self.done += 1;
-        self.rng = step.rng;
+        (self.done, self.rng) = (self.done + 1, step.rng);
         for (total, n) in self.games.iter_mut().zip([w, d, l]) {
             *total += u64::from(n);
         }
@@ -323,13 +295,11 @@ impl State {
 
     /// The state file's text; `from_text` trusts it (rmax-spsa wrote it).
     fn to_text(&self) -> String {
-        let mut text = "# rmax-spsa's state, rewritten after every iteration\n".to_string();
         let [w, d, l] = self.games;
-        text += &format!(
-            "{}\ndone {} rng {} games {w} {d} {l}\n",
-            self.settings.line(),
-            self.done,
-            self.rng.0
+        let (settings, done, rng) = (self.settings.line(), self.done, self.rng.0);
+        let mut text = format!(
+            "# rmax-spsa's state, rewritten after every iteration\n{settings}\ndone {done} rng \
+             {rng} games {w} {d} {l}\n"
         );
         for (p, (start, theta)) in self.settings.params.iter().zip(&self.values) {
             text += &format!("{} {start} {theta}\n", p.name);
@@ -340,33 +310,31 @@ impl State {
     fn from_text(text: &str) -> Option<State> {
         let mut lines = text.lines().filter(|l| !l.starts_with('#'));
         let (flags, openings) = lines.next()?.split_once(" --openings ")?;
-        let words: Vec<&str> = flags.split(' ').chain(["--openings", openings]).collect();
+        let line: Vec<&str> = flags.split(' ').chain(["--openings", openings]).collect();
         let settings = Settings::read(
-            &Args::read(&words, &SETTINGS, &[]).ok()?,
+            &Args::read(&line, &words(SETTINGS), &[]).ok()?,
             &Settings::defaults(),
-        )
-        .ok()?;
-        let numbers: Vec<u64> = lines
-            .next()?
-            .split(' ')
-            .filter_map(|w| w.parse().ok())
-            .collect();
-        let [done, rng, w, d, l] = numbers[..] else {
+        );
+        let numbers = lines.next()?.split(' ').filter_map(|w| w.parse().ok());
+        let [done, rng, w, d, l] = numbers.collect::<Vec<u64>>()[..] else {
             return None;
         };
         let value = |line: &str| {
-            let (start, theta) = line.split_once(' ')?.1.split_once(' ')?;
+            let [_, start, theta] = line.split(' ').collect::<Vec<_>>()[..] else {
+                return None;
+            };
             Some((start.parse().ok()?, theta.parse().ok()?))
         };
         let values: Vec<(i32, f64)> = lines.map(value).collect::<Option<_>>()?;
-        let state = State {
+        let (settings, rng, games) = (settings.ok()?, Rng(rng), [w, d, l]);
+        let done = done as u32;
+        (values.len() == settings.params.len()).then_some(State {
             settings,
             values,
-            done: done as u32,
-            rng: Rng(rng),
-            games: [w, d, l],
-        };
-        (state.values.len() == state.settings.params.len()).then_some(state)
+            done,
+            rng,
+            games,
+        })
     }
 }
 
@@ -414,42 +382,25 @@ impl Player {
                 format!("cmd={}", self.engine),
                 format!("name={name}"),
             ]);
-            words.extend(
-                s.params
-                    .iter()
-                    .zip(values)
-                    .map(|(p, v)| format!("option.{}={v}", p.name)),
-            );
+            let options = s.params.iter().zip(values);
+            words.extend(options.map(|(p, v)| format!("option.{}={v}", p.name)));
         }
-        words.push("-each".into());
-        words.extend(s.limit.split(' ').map(String::from));
         let format = if s.openings.ends_with(".pgn") {
             "pgn"
         } else {
             "epd"
         };
-        let rest = [
-            format!("option.Hash={}", s.hash),
-            "proto=uci".into(),
-            "-rounds".into(),
-            s.pairs.to_string(),
-            "-repeat".into(),
-            "-concurrency".into(),
-            self.concurrency.to_string(),
-            "-openings".into(),
-            format!("file={}", s.openings),
-            format!("format={format}"),
-            "order=random".into(),
-            "-srand".into(),
-            step.srand.to_string(),
-            // fastchess saves its own state at the end: beside ours, not in the directory
-            "-config".into(),
-            format!(
-                "outname={}",
-                with_suffix(&self.state, ".fastchess.json").display()
-            ),
-        ];
-        words.extend(rest);
+        let rest = format!(
+            "-each {} option.Hash={} proto=uci -rounds {} -repeat -concurrency {} -openings",
+            s.limit, s.hash, s.pairs, self.concurrency
+        );
+        words.extend(rest.split(' ').map(String::from));
+        words.push(format!("file={}", s.openings));
+        let rest = format!("format={format} order=random -srand {} -config", step.srand);
+        words.extend(rest.split(' ').map(String::from));
+        // fastchess saves its own state at the end: beside ours, not in the directory
+        let json = with_suffix(&self.state, ".fastchess.json");
+        words.push(format!("outname={}", json.display()));
         words
     }
 
@@ -457,26 +408,22 @@ impl Player {
     /// which must come with no warning about an option (a value the engine did not take).
     fn play(&self, state: &State, step: &Step) -> Result<[u32; 3], Failure> {
         let command = self.command(state, step);
-        let output = Command::new(&command[0])
-            .args(&command[1..])
-            .stdin(Stdio::null())
-            .output();
-        let output =
-            output.map_err(|e| failed(format!("cannot start fastchess ({}): {e}", command[0])))?;
-        let text =
-            String::from_utf8_lossy(&output.stdout) + String::from_utf8_lossy(&output.stderr);
+        let (status, text) = output_of(&command, "").map_err(failed)?;
         let _ = fs::remove_file(with_suffix(&self.state, ".fastchess.json"));
         let warning = text
             .lines()
             .find(|l| l.starts_with("Warning") && l.contains("option"));
         let games = 2 * state.settings.pairs;
         let why = match (warning, fastchess_games(&text)) {
-            (Some(w), _) => format!("fastchess warned '{w}': the engine did not take a value (is it the tune build? {TUNE_BUILD})"),
+            (Some(w), _) => format!(
+                "fastchess warned '{w}': the engine did not take a value (is it the tune build? \
+                 {TUNE_BUILD})"
+            ),
             (None, Err(e)) => e,
             (None, Ok([n, w, d, l])) if n != games || w + d + l != games => {
                 format!("fastchess counted {n} games, not the {games} planned")
             }
-            (None, Ok(_)) if !output.status.success() => format!("fastchess ended with {}", output.status),
+            (None, Ok(_)) if !status.success() => format!("fastchess ended with {status}"),
             (None, Ok([_, w, d, l])) => return Ok([w, d, l]),
         };
         let lines: Vec<&str> = text.lines().collect();
@@ -497,9 +444,10 @@ impl Player {
     fn check(&self, build: bool, s: &Settings) -> Result<(), String> {
         if build {
             println!("rmax-spsa: {TUNE_BUILD}");
-            let words: Vec<&str> = TUNE_BUILD.split(' ').collect();
-            let status = Command::new(words[0]).args(&words[1..]).status();
-            let status = status.map_err(|e| format!("cannot run cargo: {e}"))?;
+            let cargo = std::process::Command::new("cargo")
+                .args(&words(TUNE_BUILD)[1..])
+                .status();
+            let status = cargo.map_err(|e| format!("cannot run cargo: {e}"))?;
             if !status.success() {
                 return Err(format!("the tune build failed ({status})"));
             }
@@ -508,31 +456,18 @@ impl Player {
             true => format!("build it with `{TUNE_BUILD}` (or give --build)"),
             false => "give the tune build's path with --engine".into(),
         };
+        let on_path = "put it on PATH or give --fastchess PATH".to_string();
         for (what, path, how) in [
             ("no engine at", &self.engine, how),
-            (
-                "fastchess not found at",
-                &self.fastchess,
-                "put it on PATH or give --fastchess PATH".into(),
-            ),
+            ("fastchess not found at", &self.fastchess, on_path),
             ("no openings at", &s.openings, "--openings".into()),
         ] {
             if !Path::new(path).is_file() {
                 return Err(format!("{what} {path}: {how}"));
             }
         }
-        let mut child = Command::new(&self.engine)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn();
-        let child = child
-            .as_mut()
+        let (_, answer) = output_of(std::slice::from_ref(&self.engine), "uci\nquit\n")
             .map_err(|e| format!("cannot start the engine {}: {e}", self.engine))?;
-        let _ = child.stdin.take().expect("piped").write_all(b"uci\nquit\n");
-        let mut answer = String::new();
-        let _ =
-            std::io::Read::read_to_string(&mut child.stdout.take().expect("piped"), &mut answer);
-        let _ = child.wait();
         engine_takes(&answer, &self.engine, &s.params)
     }
 }
@@ -541,30 +476,30 @@ impl Player {
 /// normal build offers none: its constants are literals).
 fn engine_takes(answer: &str, engine: &str, params: &[&Param]) -> Result<(), String> {
     for p in params {
-        let offered = answer.lines().find_map(|line| {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            match words[..] {
-                ["option", "name", name, "type", "spin", "default", _, "min", min, "max", max]
-                    if name == p.name =>
-                {
-                    Some((min.parse::<i32>().ok()?, max.parse::<i32>().ok()?))
-                }
-                _ => None,
-            }
-        });
+        let offered =
+            answer.lines().find_map(
+                |line| match line.split_whitespace().collect::<Vec<_>>()[..] {
+                    ["option", "name", name, "type", "spin", "default", _, "min", min, "max", max]
+                        if name == p.name =>
+                    {
+                        Some((min.parse::<i32>().ok()?, max.parse::<i32>().ok()?))
+                    }
+                    _ => None,
+                },
+            );
+        let (name, least, most) = (p.name, p.min, p.max);
         match offered {
             None => {
                 return Err(format!(
-                    "the engine {engine} offers no option {}: is it the tune build? ({TUNE_BUILD})",
-                    p.name
+                    "the engine {engine} offers no option {name}: is it the tune build? \
+                     ({TUNE_BUILD})"
                 ))
             }
-            Some((min, max)) if min > p.min || max < p.max => {
+            Some((min, max)) if min > least || max < most => {
                 return Err(format!(
-                "the engine {engine} takes {} from {min} to {max}, the run moves it from {} to {}: \
-                 rebuild the tune build from this source ({TUNE_BUILD})",
-                p.name, p.min, p.max
-            ))
+                    "the engine {engine} takes {name} from {min} to {max}, the run moves it from \
+                     {least} to {most}: rebuild the tune build from this source ({TUNE_BUILD})"
+                ))
             }
             Some(_) => {}
         }
@@ -604,26 +539,25 @@ fn clashes(changes: &[(&Param, i32)]) -> Vec<String> {
 /// For each constant `Name: start -> now (c!(old) -> c!(new))`, old its value in this build.
 fn report(state: &State, file: &Path) -> String {
     let [w, d, l] = state.games;
-    let (done, planned) = (state.done, state.settings.iterations);
+    let (done, planned, all) = (state.done, state.settings.iterations, w + d + l);
     let mut text = format!(
-        "SPSA after {done} of {planned} iterations ({} games: plus W {w} D {d} L {l}):\n",
-        w + d + l
+        "SPSA after {done} of {planned} iterations ({all} games: plus W {w} D {d} L {l}):\n"
     );
     for ((p, new), (start, theta)) in rounded(state).into_iter().zip(&state.values) {
-        let old = p.default;
-        let change = if old == new {
-            format!("c!({old}) unchanged")
-        } else {
-            format!("c!({old}) -> c!({new})")
+        let change = match p.default {
+            old if old == new => format!("c!({old}) unchanged"),
+            old => format!("c!({old}) -> c!({new})"),
         };
         text += &format!("  {}: {start} -> {theta:.2} ({change})\n", p.name);
     }
-    let clashes = clashes(&rounded(state));
-    match clashes.is_empty() {
-        true => text + &format!("To write them into src/lib.rs and src/tuning.rs: rmax-spsa --apply --state {}\n", file.display()),
-        false => text + &format!(
-            "Not to be applied as they are: {}; each c!(v) needs its own value (src/tuning.rs finds a \
-             constant by it): move one of each pair by 1 by hand.\n",
+    let (clashes, file) = (clashes(&rounded(state)), file.display());
+    text + &match clashes.is_empty() {
+        true => format!(
+            "To write them into src/lib.rs and src/tuning.rs: rmax-spsa --apply --state {file}\n"
+        ),
+        false => format!(
+            "Not to be applied as they are: {}; each c!(v) needs its own value (src/tuning.rs \
+             finds a constant by it): move one of each pair by 1 by hand.\n",
             clashes.join(", ")
         ),
     }
@@ -644,18 +578,16 @@ fn apply_values(
             clashes.join(", ")
         ));
     }
-    let changes: Vec<(&Param, i32)> = changes
+    let changes: Vec<_> = changes
         .iter()
-        .copied()
         .filter(|(p, new)| p.default != *new)
         .collect();
     let mut tuning = tuning.to_string();
     for (p, new) in &changes {
         let entry = format!("p(\"{}\", {},", p.name, p.default);
         if !tuning.contains(&entry) {
-            return Err(format!(
-                "src/tuning.rs has no {entry} (rebuild rmax-spsa from these sources)"
-            ));
+            let e = format!("src/tuning.rs has no {entry} (rebuild rmax-spsa from these sources)");
+            return Err(e);
         }
         tuning = tuning.replacen(&entry, &format!("p(\"{}\", {new},", p.name), 1);
     }
@@ -686,33 +618,34 @@ fn apply_values(
 fn apply(state: &State) -> Result<(), String> {
     let (lib, tuning) = ("src/lib.rs", "src/tuning.rs");
     let read = |path| {
-        fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {path} ({e}): run --apply in the crate's root"))
+        let e = |e| format!("cannot read {path} ({e}): run --apply in the crate's root");
+        fs::read_to_string(path).map_err(e)
     };
     let (new_lib, new_tuning) = apply_values(&read(lib)?, &read(tuning)?, &rounded(state))?;
     fs::write(lib, new_lib)
         .and_then(|()| fs::write(tuning, new_tuning))
         .map_err(|e| format!("cannot write src/lib.rs or src/tuning.rs: {e}"))?;
     println!(
-        "rmax-spsa: applied to src/lib.rs and src/tuning.rs. Now `cargo fmt`, `cargo test --release \
-         --test tuning`, rebuild, and verify with a match (the README's SPSA section)."
+        "rmax-spsa: applied to src/lib.rs and src/tuning.rs. Now `cargo fmt`, `cargo test \
+         --release --test tuning`, rebuild, and verify with a match (the README's SPSA section)."
     );
     Ok(())
 }
 
 /// The state file's run, if there is a file.
-fn load(file: &Path) -> Result<Option<State>, String> {
-    match fs::read_to_string(file) {
-        Ok(text) => State::from_text(&text).map(Some).ok_or(format!(
-            "the state file {} is not one rmax-spsa wrote",
-            file.display()
-        )),
+fn load(path: &Path) -> Result<Option<State>, String> {
+    let file = path.display();
+    match fs::read_to_string(path) {
+        Ok(text) => State::from_text(&text)
+            .map(Some)
+            .ok_or(format!("the state file {file} is not one rmax-spsa wrote")),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("cannot read {}: {e}", file.display())),
+        Err(e) => Err(format!("cannot read {file}: {e}")),
     }
 }
 
-/// The run `saved` (resumed: the settings given must be its own), or a new one.
+/// The run `saved` (resumed: the settings given must be its own, compared as one line), or a
+/// new one.
 fn start(a: &Args, saved: Option<State>, file: &Path) -> Result<State, String> {
     let file = file.display();
     let Some(state) = saved else {
@@ -727,13 +660,14 @@ fn start(a: &Args, saved: Option<State>, file: &Path) -> Result<State, String> {
             state.done
         ));
     }
-    let asked = Settings::read(a, &state.settings)?;
-    if asked != state.settings {
+    let (ours, asked) = (
+        state.settings.line(),
+        Settings::read(a, &state.settings)?.line(),
+    );
+    if asked != ours {
         return Err(format!(
-            "{file} holds a run of\n  {}\nnot of\n  {}\nleave the settings out to resume it, or \
-             give another --state for a new one",
-            state.settings.line(),
-            asked.line()
+            "{file} holds a run of\n  {ours}\nnot of\n  {asked}\nleave the settings out to \
+             resume it, or give another --state for a new one"
         ));
     }
     Ok(state)
@@ -741,39 +675,27 @@ fn start(a: &Args, saved: Option<State>, file: &Path) -> Result<State, String> {
 
 /// After an iteration: the state saved whole (a temporary file renamed over it) and its line
 /// in the log (`FILE.log`, started anew by a new run).
-fn save(file: &Path, state: &State, [w, d, l]: [u32; 3]) -> Result<(), String> {
-    let values: Vec<String> = state
-        .values
-        .iter()
-        .map(|(_, theta)| format!("{theta:.4}"))
-        .collect();
+fn save(file: &Path, state: &State, [w, d, l]: [u32; 3]) -> std::io::Result<()> {
+    let values: Vec<String> = state.values.iter().map(|v| format!("{:.4}", v.1)).collect();
     let mut line = format!("{} {w} {d} {l} {}\n", state.done, values.join(" "));
     if state.done == 1 {
         let names: Vec<&str> = state.settings.params.iter().map(|p| p.name).collect();
         line = format!("# iteration wins draws losses {}\n{line}", names.join(" "));
     }
     let temporary = with_suffix(file, ".tmp");
-    fs::write(&temporary, state.to_text())
-        .and_then(|()| fs::rename(&temporary, file))
-        .and_then(|()| {
-            let mut log = fs::OpenOptions::new();
-            log.create(true)
-                .write(true)
-                .append(state.done > 1)
-                .truncate(state.done == 1);
-            log.open(with_suffix(file, ".log"))?
-                .write_all(line.as_bytes())
-        })
-        .map_err(|e| {
-            format!(
-                "cannot write the state or the log of {}: {e}",
-                file.display()
-            )
-        })
+    fs::write(&temporary, state.to_text())?;
+    fs::rename(&temporary, file)?;
+    let mut log = fs::OpenOptions::new();
+    log.create(true)
+        .write(true)
+        .append(state.done > 1)
+        .truncate(state.done == 1);
+    log.open(with_suffix(file, ".log"))?
+        .write_all(line.as_bytes())
 }
 
 /// `1 iteration`, `2000 iterations`.
-fn count(n: usize, thing: &str) -> String {
+fn count(n: u32, thing: &str) -> String {
     format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
 }
 
@@ -781,7 +703,9 @@ fn count(n: usize, thing: &str) -> String {
 fn play_all(player: &Player, state: &mut State) -> Result<(), Failure> {
     let (started, first, until) = (Instant::now(), state.done, state.settings.iterations);
     let after = |state: &State, [w, d, l]: [u32; 3]| {
-        save(&player.state, state, [w, d, l]).map_err(failed)?;
+        let file = player.state.display();
+        save(&player.state, state, [w, d, l])
+            .map_err(|e| failed(format!("cannot write the state or the log of {file}: {e}")))?;
         let names = state.settings.params.iter().map(|p| p.name);
         let values: Vec<String> = names
             .zip(&state.values)
@@ -789,22 +713,21 @@ fn play_all(player: &Player, state: &mut State) -> Result<(), Failure> {
             .collect();
         let each = started.elapsed().as_secs_f64() / f64::from(state.done - first);
         let left = duration(each * f64::from(until - state.done));
-        let done = format!("{}/{until}  W {w} D {d} L {l}", state.done);
-        println!(
-            "{done}  {}  [{each:.1} s each, {left} left]",
-            values.join("  ")
-        );
+        let (done, values) = (state.done, values.join("  "));
+        println!("{done}/{until}  W {w} D {d} L {l}  {values}  [{each:.1} s each, {left} left]");
         Ok(())
     };
     tune(state, until, |state, step| player.play(state, step), after)
 }
 
-fn run(args: &[String]) -> Result<(), Failure> {
-    let a = Args::read(args, &[&SETTINGS[..], &OTHER_FLAGS].concat(), &SWITCHES).map_err(usage)?;
+/// The flags read, and the player they give.
+fn player(args: &[String]) -> Result<(Args, Player), String> {
+    let flags = [words(SETTINGS), words(FLAGS)].concat();
+    let a = Args::read(args, &flags, &words(SWITCHES))?;
     if a.has("--build") && a.has("--engine") {
-        return Err(usage(format!(
+        return Err(format!(
             "--build builds {TUNE_ENGINE}: it takes no --engine"
-        )));
+        ));
     }
     let fastchess = a
         .get("--fastchess")
@@ -813,30 +736,31 @@ fn run(args: &[String]) -> Result<(), Failure> {
     let player = Player {
         engine: a.get("--engine").unwrap_or(TUNE_ENGINE).into(),
         fastchess: fastchess.unwrap_or_else(|| "fastchess".into()),
-        concurrency: a.number("--concurrency", 2, 1, 256).map_err(usage)?,
+        concurrency: a.number("--concurrency", 2, 1, 256)?,
         state: PathBuf::from(a.get("--state").unwrap_or("spsa-state.txt")),
     };
+    Ok((a, player))
+}
+
+fn run(args: &[String]) -> Result<(), Failure> {
+    let (a, player) = player(args).map_err(usage)?;
     let (file, saved) = (&player.state, load(&player.state).map_err(usage)?);
+    let shown = file.display();
     if a.has("--report") || a.has("--apply") {
-        let none = format!(
-            "no state file at {}: nothing to report (--state names it)",
-            file.display()
-        );
+        let none = format!("no state file at {shown}: nothing to report (--state names it)");
         let state = saved.ok_or(usage(none))?;
         print!("{}", report(&state, file));
-        return if a.has("--apply") {
-            apply(&state).map_err(failed)
-        } else {
-            Ok(())
+        return match a.has("--apply") {
+            true => apply(&state).map_err(failed),
+            false => Ok(()),
         };
     }
     let mut state = start(&a, saved, file).map_err(usage)?;
     let s = &state.settings;
     if state.done >= s.iterations {
         println!(
-            "rmax-spsa: the run in {} is complete (a longer one is a new run: its schedule \
-             depends on its length; --set starts it from these values)",
-            file.display()
+            "rmax-spsa: the run in {shown} is complete (a longer one is a new run: its schedule \
+             depends on its length; --set starts it from these values)"
         );
         print!("{}", report(&state, file));
         return Ok(());
@@ -846,15 +770,15 @@ fn run(args: &[String]) -> Result<(), Failure> {
         0 => String::new(),
         done => format!(" (resuming after iteration {done})"),
     };
+    let (constants, iterations) = (
+        count(names.len() as u32, "constant"),
+        count(s.iterations, "iteration"),
+    );
+    let (pairs, limit, hash) = (count(s.pairs, "game pair"), &s.limit, s.hash);
     println!(
-        "rmax-spsa: {} ({}), {} of {} at {}, hash {} MB; state in {}{resuming}",
-        names.join(","),
-        count(names.len(), "constant"),
-        count(s.iterations as usize, "iteration"),
-        count(s.pairs as usize, "game pair"),
-        s.limit,
-        s.hash,
-        file.display()
+        "rmax-spsa: {} ({constants}), {iterations} of {pairs} at {limit}, hash {hash} MB; state \
+         in {shown}{resuming}",
+        names.join(",")
     );
     println!("{}", shell_line(&player.command(&state, &state.step())));
     if a.has("--dry-run") {
@@ -873,38 +797,37 @@ mod tests {
     use super::*;
 
     fn new_run(line: &str) -> State {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let a = Args::read(&words, &[&SETTINGS[..], &OTHER_FLAGS].concat(), &[]).expect("args");
-        start(&a, None, Path::new("s.txt")).expect("a run")
+        let a = Args::read(&words(line), &[words(SETTINGS), words(FLAGS)].concat(), &[]);
+        start(&a.expect("args"), None, Path::new("s.txt")).expect("a run")
     }
 
     /// Games of plus against minus whose expected score follows a hidden optimum: a side's Elo
     /// is -`elo` times its values' squared distances from `optimum`, each in units of its
     /// range; 40% of the games drawn. The games' randomness is the step's own: runs replay.
     fn simulated(
-        optimum: Vec<f64>,
+        optimum: &[f64],
         elo: f64,
-    ) -> impl FnMut(&State, &Step) -> Result<[u32; 3], Failure> {
+    ) -> impl FnMut(&State, &Step) -> Result<[u32; 3], Failure> + '_ {
         move |state, step| {
             let params = &state.settings.params;
             let strength = |values: &[i32]| -> f64 {
-                let far = params.iter().zip(values).zip(&optimum);
-                -elo * far
-                    .map(|((p, &v), o)| ((f64::from(v) - o) / f64::from(p.max - p.min)).powi(2))
-                    .sum::<f64>()
+                let far = params.iter().zip(values).zip(optimum);
+                let far =
+                    far.map(|((p, &v), o)| ((f64::from(v) - o) / f64::from(p.max - p.min)).powi(2));
+                -elo * far.sum::<f64>()
             };
-            let plus_wins =
+            let plus =
                 1.0 / (1.0 + 10f64.powf((strength(&step.minus) - strength(&step.plus)) / 400.0));
             let (mut rng, mut wdl) = (Rng(step.srand), [0; 3]);
             for _ in 0..2 * state.settings.pairs {
-                let game = if rng.uniform() < 0.4 {
+                let (draw, win) = (rng.uniform() < 0.4, rng.uniform() < plus);
+                wdl[if draw {
                     1
-                } else if rng.uniform() < plus_wins {
+                } else if win {
                     0
                 } else {
                     2
-                };
-                wdl[game] += 1;
+                }] += 1;
             }
             Ok(wdl)
         }
@@ -924,9 +847,7 @@ mod tests {
         };
         assert!(near(schedule(8.0, 0.002, 2000, 1999), (8.0, 0.002)));
         assert!(near(schedule(8.0, 0.002, 2000, 0), (17.2383, 0.0018190)));
-        assert!(
-            schedule(8.0, 0.002, 2000, 999).0 > 8.0 && schedule(8.0, 0.002, 2000, 999).0 < 17.0
-        );
+        assert!((8.0..17.0).contains(&schedule(8.0, 0.002, 2000, 999).0));
         assert_eq!(schedule(0.3, 0.002, 100, 99).0, 0.5, "half a unit at least");
     }
 
@@ -935,18 +856,12 @@ mod tests {
     /// default 0.002. (With the update's sign turned, they go to the ends of their ranges.)
     #[test]
     fn spsa_moves_the_values_towards_the_optimum_of_a_quadratic() {
-        let optimum = vec![100.0, 10.0, 30.0];
+        let optimum = [100.0, 10.0, 30.0];
         for (r_end, left) in [(0.01, 0.15), (0.002, 0.67)] {
             let line =
                 "--params RfpMargin,RfpDepth,AspWindow --set RfpMargin=180,RfpDepth=4,AspWindow=70";
             let mut state = new_run(&format!("{line} --seed 3 --r-end {r_end}"));
-            tune(
-                &mut state,
-                2000,
-                simulated(optimum.clone(), 1000.0),
-                no_saving,
-            )
-            .expect("a run");
+            tune(&mut state, 2000, simulated(&optimum, 1000.0), no_saving).expect("a run");
             for ((start, theta), o) in state.values.iter().zip(&optimum) {
                 let (before, after) = ((f64::from(*start) - o).abs(), (theta - o).abs());
                 assert!(
@@ -983,13 +898,14 @@ mod tests {
         }
         assert!((gap / 2000.0).abs() < 0.05, "{}", gap / 2000.0);
         let mut state = new_run("--params RfpMargin,NmpBase --set NmpBase=7 --seed 9");
-        let step = state.step();
-        let mut drawn = state.clone();
+        let (step, mut drawn) = (state.step(), state.clone());
         drawn.update(&step, [0, 8, 0]);
         assert_eq!(drawn.values, state.values);
         state.update(&step, [5, 1, 2]);
-        let (flip, c, r) = step.moves[0];
-        let moved = state.values[0].1 - f64::from(state.values[0].0);
+        let ((flip, c, r), moved) = (
+            step.moves[0],
+            state.values[0].1 - f64::from(state.values[0].0),
+        );
         assert!(
             (moved - r * c * 3.0 * flip).abs() < 1e-12 && moved != 0.0,
             "{moved}"
@@ -1006,11 +922,10 @@ mod tests {
     #[test]
     fn a_resumed_run_is_the_same_run_to_the_last_bit() {
         let line = "--params RfpMargin,LmrDiv,AspWidenDiv --iterations 40 --pairs 2 --nodes 3000 --seed 11";
-        let optimum = vec![120.0, 100.0, 30000.0];
-        let mut whole = new_run(line);
-        tune(&mut whole, 40, simulated(optimum.clone(), 200.0), no_saving).expect("a run");
-        let mut first = new_run(line);
-        tune(&mut first, 17, simulated(optimum.clone(), 200.0), no_saving).expect("a run");
+        let optimum = [120.0, 100.0, 30000.0];
+        let (mut whole, mut first) = (new_run(line), new_run(line));
+        tune(&mut whole, 40, simulated(&optimum, 200.0), no_saving).expect("a run");
+        tune(&mut first, 17, simulated(&optimum, 200.0), no_saving).expect("a run");
         let before = first.clone();
         assert!(tune(
             &mut first,
@@ -1019,16 +934,12 @@ mod tests {
             no_saving
         )
         .is_err());
-        assert!(
-            tune(&mut first, 40, simulated(optimum.clone(), 200.0), |_, _| {
-                Err(failed("disk full".into()))
-            })
-            .is_err()
-        );
+        let full = |_: &State, _| Err(failed("disk full".into()));
+        assert!(tune(&mut first, 40, simulated(&optimum, 200.0), full).is_err());
         assert_eq!(first, before);
         let mut resumed = State::from_text(&first.to_text()).expect("its own text");
         assert_eq!(resumed, first, "{}", first.to_text());
-        tune(&mut resumed, 40, simulated(optimum, 200.0), no_saving).expect("a run");
+        tune(&mut resumed, 40, simulated(&optimum, 200.0), no_saving).expect("a run");
         assert_eq!(resumed, whole);
         assert_ne!(whole.values[0].1, whole.values[0].0.into());
     }
@@ -1061,66 +972,58 @@ mod tests {
         let nmp = param("NmpDepthDiv").expect("a name").default;
         state.values[1].1 = f64::from(nmp) + 0.1;
         let text = report(&state, Path::new("s.txt"));
-        assert!(
-            text.contains(&format!("RfpDepth and NmpDepthDiv would both be {nmp}"))
-                && !text.contains("--apply"),
-            "{text}"
-        );
+        let clash = format!("RfpDepth and NmpDepthDiv would both be {nmp}");
+        assert!(text.contains(&clash) && !text.contains("--apply"), "{text}");
     }
 
     /// `c!(v)` values of a source, each once, as tests/tuning.rs reads them.
     fn marked(src: &str) -> Vec<i32> {
-        let mut values: Vec<i32> = src
+        let values = src
             .split("c!(")
             .skip(1)
-            .filter_map(|r| r.split(')').next()?.trim().parse().ok())
-            .collect();
+            .filter_map(|r| r.split(')').next()?.trim().parse().ok());
+        let mut values: Vec<i32> = values.collect();
         values.sort_unstable();
         values.dedup();
         values
     }
 
+    /// A source with each `c!(v)`'s value left out.
+    fn bare(s: &str) -> Vec<&str> {
+        let mut pieces = s.split("c!(");
+        let first = pieces.next().into_iter();
+        first
+            .chain(pieces.map(|p| p.split_once(')').map_or(p, |x| x.1)))
+            .collect()
+    }
+
+    /// Two values trading places and one moved to a free value: lib.rs's marks and tuning.rs's
+    /// three entries change, nothing else.
     #[test]
-    fn apply_rewrites_a_copy_of_lib_rs_and_tuning_rs_and_refuses_a_shared_value() {
+    fn apply_rewrites_a_copy_of_lib_rs_and_tuning_rs() {
         let (lib, tuning) = (include_str!("../lib.rs"), include_str!("../tuning.rs"));
-        let [rfp, asp, depth, nmp] = ["RfpMargin", "AspWindow", "RfpDepth", "NmpDepthDiv"]
-            .map(|n| param(n).expect("a name"));
+        let [rfp, asp, depth] =
+            ["RfpMargin", "AspWindow", "RfpDepth"].map(|n| param(n).expect("a name"));
         let free = (depth.default + 1..)
             .find(|v| PARAMS.iter().all(|p| p.default != *v))
-            .expect("a free value");
-        // RfpMargin and AspWindow trade values, RfpDepth moves to a value no constant has
+            .expect("free");
         let changes = [(rfp, asp.default), (asp, rfp.default), (depth, free)];
         let (new_lib, new_tuning) = apply_values(lib, tuning, &changes).expect("applied");
         for (p, new) in changes {
-            assert!(
-                new_tuning.contains(&format!("p(\"{}\", {new}, {}, {}", p.name, p.min, p.max)),
-                "{}",
-                p.name
-            );
+            let entry = format!("p(\"{}\", {new}, {}, {}", p.name, p.min, p.max);
+            assert!(new_tuning.contains(&entry), "{}", p.name);
         }
-        let mut defaults: Vec<i32> = PARAMS
+        let defaults = PARAMS
             .iter()
             .map(|p| p.default)
-            .filter(|&v| v != depth.default)
-            .collect();
-        defaults.push(free);
+            .filter(|&v| v != depth.default);
+        let mut defaults: Vec<i32> = defaults.chain([free]).collect();
         defaults.sort_unstable();
         assert_eq!(
             marked(&new_lib),
             defaults,
             "lib.rs's c!(v) against the new defaults"
         );
-        // nothing else changed: the same text but for the marks' values and three entries
-        let bare = |s: &str| -> Vec<String> {
-            let pieces = s
-                .split("c!(")
-                .map(|p| p.split_once(')').map_or(p, |x| x.1).to_string());
-            s.split("c!(")
-                .take(1)
-                .map(String::from)
-                .chain(pieces.skip(1))
-                .collect()
-        };
         assert_eq!(bare(&new_lib), bare(lib));
         let changed = tuning
             .lines()
@@ -1130,17 +1033,21 @@ mod tests {
             (changed.count(), tuning.lines().count()),
             (3, new_tuning.lines().count())
         );
-        let unchanged = [(rfp, rfp.default)];
         let same = (lib.to_string(), tuning.to_string());
-        assert_eq!(apply_values(lib, tuning, &unchanged), Ok(same));
+        assert_eq!(apply_values(lib, tuning, &[(rfp, rfp.default)]), Ok(same));
+    }
+
+    /// A shared value, or a value lib.rs does not have, is refused.
+    #[test]
+    fn apply_refuses_a_shared_value_or_one_not_in_lib_rs() {
+        let (lib, tuning) = (include_str!("../lib.rs"), include_str!("../tuning.rs"));
+        let [depth, nmp] = ["RfpDepth", "NmpDepthDiv"].map(|n| param(n).expect("a name"));
         let e = apply_values(lib, tuning, &[(depth, nmp.default)]).expect_err("a clash");
-        assert!(
-            e.contains(&format!(
-                "RfpDepth and NmpDepthDiv would both be {}",
-                nmp.default
-            )),
-            "{e}"
-        );
+        let clash = format!("RfpDepth and NmpDepthDiv would both be {}", nmp.default);
+        assert!(e.contains(&clash), "{e}");
+        let free = (depth.default + 1..)
+            .find(|v| PARAMS.iter().all(|p| p.default != *v))
+            .expect("free");
         let e = apply_values("no marks", tuning, &[(depth, free)]).expect_err("not in lib");
         assert!(e.contains(&format!("has no c!({})", depth.default)), "{e}");
     }

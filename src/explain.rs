@@ -37,8 +37,7 @@ pub fn explain(board: &Board, w: &[i32]) -> Explanation {
             rows.push(row(name, &|i| features.contains(&i)));
         }
     }
-    let white = position.eval(&weights);
-    let side = board.side;
+    let (white, side) = (position.eval(&weights), board.side);
     Explanation {
         rows,
         position,
@@ -50,11 +49,7 @@ pub fn explain(board: &Board, w: &[i32]) -> Explanation {
 impl Explanation {
     /// The total from the side to move's view: `Board::eval`.
     pub fn total(&self) -> i32 {
-        if self.side == 8 {
-            self.white
-        } else {
-            -self.white
-        }
+        [self.white, -self.white][(self.side != 8) as usize]
     }
 }
 
@@ -90,18 +85,11 @@ impl fmt::Display for Explanation {
         writeln!(f, "{:<26}{phase:>7}{end:>7}  {phases}", "Phase")?;
         let sign = if eg_scaled < 0 { '-' } else { '+' };
         let taper = format!("({mg} * {phase} {sign} {} * {end}) / 24", eg_scaled.abs());
-        writeln!(
-            f,
-            "{:<26}{:>7}{:>7}  {taper}",
-            "Total, White's view", self.white, ""
-        )?;
-        let mover = if self.side == 8 { "White" } else { "Black" };
-        let total = ("Total, side to move", self.total(), "");
-        write!(
-            f,
-            "{:<26}{:>7}{:>7}  {mover} to move (Board::eval)",
-            total.0, total.1, total.2
-        )
+        let (view, white) = ("Total, White's view", self.white);
+        writeln!(f, "{view:<26}{white:>7}{:>7}  {taper}", "")?;
+        let (mover, total) = (["White", "Black"][(self.side != 8) as usize], self.total());
+        let line = format!("{:<26}{total:>7}{:>7}", "Total, side to move", "");
+        write!(f, "{line}  {mover} to move (Board::eval)")
     }
 }
 

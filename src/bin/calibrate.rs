@@ -73,6 +73,31 @@ impl Player {
     }
 }
 
+/// rmax at `--elo` and its opponent: Stockfish at `--sf-elo` or rmax at `--vs-level`.
+fn players(a: &Args) -> Result<(Player, Player), String> {
+    let level = |flag| a.number(flag, 0, 0, 4000);
+    let me = match a.get("--elo") {
+        None => return Err("--elo is required (a level such as 1400, or full)".into()),
+        Some("full") => Player::Rmax(None),
+        Some(_) => Player::Rmax(Some(level("--elo")?)),
+    };
+    let opponent = match (a.has("--vs-level"), a.has("--sf-elo"), me.elo()) {
+        (true, true, _) => return Err("--vs-level and --sf-elo exclude each other".into()),
+        (true, false, _) => Player::Rmax(Some(level("--vs-level")?)),
+        (false, false, None) => return Err("--elo full needs --sf-elo (Stockfish's rating)".into()),
+        (false, _, elo) => Player::Stockfish(a.number("--sf-elo", elo.unwrap_or(0), 0, 4000)?),
+    };
+    match opponent {
+        Player::Stockfish(elo) if !(SF_ELO.0..=SF_ELO.1).contains(&elo) => Err(format!(
+            "Stockfish's UCI_Elo goes from {} to {}, not {elo}: below its floor, anchor the row \
+             by a chain (--vs-level 1400)",
+            SF_ELO.0, SF_ELO.1
+        )),
+        _ if opponent == me => Err("rmax would play itself at the same level".into()),
+        _ => Ok((me, opponent)),
+    }
+}
+
 struct Plan {
     me: Player,
     opponent: Player,
@@ -90,51 +115,14 @@ struct Plan {
 
 impl Plan {
     fn read(args: &[String]) -> Result<Plan, String> {
-        let valued = [
-            "--elo",
-            "--sf-elo",
-            "--vs-level",
-            "--tc",
-            "--games",
-            "--concurrency",
-            "--openings",
-            "--srand",
-            "--pgn",
-            "--fastchess",
-            "--stockfish",
-            "--rmax",
-        ];
+        let valued = "--elo --sf-elo --vs-level --tc --games --concurrency --openings --srand \
+            --pgn --fastchess --stockfish --rmax";
+        let valued: Vec<&str> = valued.split_whitespace().collect();
         let a = Args::read(args, &valued, &["--dry-run"])?;
         if let Some(word) = a.words.first() {
             return Err(format!("unknown argument '{}'", shown(word)));
         }
-        let level = |flag| a.number(flag, 0, 0, 4000);
-        let me = match a.get("--elo") {
-            None => return Err("--elo is required (a level such as 1400, or full)".into()),
-            Some("full") => Player::Rmax(None),
-            Some(_) => Player::Rmax(Some(level("--elo")?)),
-        };
-        let opponent = match (a.has("--vs-level"), a.has("--sf-elo"), me.elo()) {
-            (true, true, _) => return Err("--vs-level and --sf-elo exclude each other".into()),
-            (true, false, _) => Player::Rmax(Some(level("--vs-level")?)),
-            (false, false, None) => {
-                return Err("--elo full needs --sf-elo (Stockfish's rating)".into())
-            }
-            (false, _, elo) => {
-                Player::Stockfish(a.number("--sf-elo", elo.unwrap_or(0), 0, 4000)?)
-            }
-        };
-        match opponent {
-            Player::Stockfish(elo) if !(SF_ELO.0..=SF_ELO.1).contains(&elo) => {
-                return Err(format!(
-                    "Stockfish's UCI_Elo goes from {} to {}, not {elo}: below its floor, anchor the \
-                     row by a chain (--vs-level 1400)",
-                    SF_ELO.0, SF_ELO.1
-                ))
-            }
-            _ if opponent == me => return Err("rmax would play itself at the same level".into()),
-            _ => {}
-        }
+        let (me, opponent) = players(&a)?;
         let tc = a.get("--tc").unwrap_or("10+0.1").to_string();
         if !valid_tc(&tc) {
             return Err(format!(
@@ -144,28 +132,31 @@ impl Plan {
         }
         let games = a.number("--games", 80, 2, 100_000)?;
         if games % 2 != 0 {
-            return Err(format!("--games takes an even number (each opening is played with both colours), not {games}"));
+            return Err(format!(
+                "--games takes an even number (each opening is played with both colours), not \
+                 {games}"
+            ));
         }
-        let given = |flag| a.get(flag).map(String::from);
+        let given = |flag, found: Option<String>, or: &str| {
+            a.get(flag).map(String::from).or(found).unwrap_or(or.into())
+        };
         let pgn = format!("calibrate-{}-{}-{tc}.pgn", me.name(), opponent.name());
+        let rmax = beside_me().or_else(|| on_path("rmax", &[]));
         Ok(Plan {
             me,
             opponent,
             games,
             concurrency: a.number("--concurrency", 2, 1, 256)?,
-            openings: given("--openings").unwrap_or("tests/data/openings.epd".into()),
+            openings: given("--openings", None, "tests/data/openings.epd"),
             srand: a.number("--srand", clock_seed(), 0, u64::MAX)?,
-            pgn: given("--pgn").unwrap_or(pgn),
-            fastchess: given("--fastchess")
-                .or_else(|| on_path("fastchess", &[]))
-                .unwrap_or("fastchess".into()),
-            stockfish: given("--stockfish")
-                .or_else(|| on_path("stockfish", &["/usr/games"]))
-                .unwrap_or("stockfish".into()),
-            rmax: given("--rmax")
-                .or_else(beside_me)
-                .or_else(|| on_path("rmax", &[]))
-                .unwrap_or("rmax".into()),
+            pgn: given("--pgn", None, &pgn),
+            fastchess: given("--fastchess", on_path("fastchess", &[]), "fastchess"),
+            stockfish: given(
+                "--stockfish",
+                on_path("stockfish", &["/usr/games"]),
+                "stockfish",
+            ),
+            rmax: given("--rmax", rmax, "rmax"),
             dry_run: a.has("--dry-run"),
             tc,
         })
@@ -175,43 +166,33 @@ impl Plan {
     fn command(&self) -> Vec<String> {
         let mut words = vec![self.fastchess.clone()];
         for player in [self.me, self.opponent] {
-            let cmd = if let Player::Stockfish(_) = player {
-                &self.stockfish
-            } else {
-                &self.rmax
-            };
+            let cmd =
+                [&self.rmax, &self.stockfish][matches!(player, Player::Stockfish(_)) as usize];
             words.extend([
                 "-engine".into(),
                 format!("cmd={cmd}"),
                 format!("name={}", player.name()),
             ]);
             if let Some(elo) = player.elo() {
-                words.extend([
+                let strength = [
                     "option.UCI_LimitStrength=true".into(),
                     format!("option.UCI_Elo={elo}"),
-                ]);
+                ];
+                words.extend(strength);
             }
         }
-        let rest = [
-            "-each".to_string(),
-            format!("tc={}", self.tc),
-            "option.Hash=16".into(),
-            "option.Threads=1".into(),
-            "-rounds".into(),
-            (self.games / 2).to_string(),
-            "-repeat".into(),
-            "-concurrency".into(),
-            self.concurrency.to_string(),
-            "-openings".into(),
-            format!("file={}", self.openings),
-            "format=epd".into(),
-            "order=random".into(),
-            "-srand".into(),
-            self.srand.to_string(),
-            "-pgnout".into(),
-            format!("file={}", self.pgn),
-        ];
-        words.extend(rest);
+        let rest = format!(
+            "-each tc={} option.Hash=16 option.Threads=1 -rounds {} -repeat -concurrency {} \
+             -openings",
+            self.tc,
+            self.games / 2,
+            self.concurrency
+        );
+        words.extend(rest.split_whitespace().map(String::from));
+        words.push(format!("file={}", self.openings));
+        let rest = format!("format=epd order=random -srand {} -pgnout", self.srand);
+        words.extend(rest.split_whitespace().map(String::from));
+        words.push(format!("file={}", self.pgn));
         words
     }
 
@@ -239,36 +220,15 @@ impl Plan {
         }
         let stockfish =
             matches!(self.opponent, Player::Stockfish(_)).then_some(("stockfish", &self.stockfish));
-        let needed = [
-            ("fastchess", &self.fastchess),
-            ("rmax", &self.rmax),
-            ("the openings", &self.openings),
-        ];
-        for (what, path) in needed.into_iter().chain(stockfish) {
+        let needed = [("fastchess", &self.fastchess), ("rmax", &self.rmax)];
+        let needed = needed.into_iter().chain([("the openings", &self.openings)]);
+        for (what, path) in needed.chain(stockfish) {
             if !Path::new(path).is_file() {
                 return Err(format!("{what} not found at '{path}' (see --help)"));
             }
         }
         let bench = bench_signature(&self.rmax);
-        let mut child = Command::new(&command[0])
-            .args(&command[1..])
-            .stdout(Stdio::piped())
-            .spawn();
-        let child = child
-            .as_mut()
-            .map_err(|e| format!("cannot start {}: {e}", command[0]))?;
-        // fastchess's output passed through; its warnings (an option refused: no level set) again at the end
-        let mut warnings: Vec<String> = vec![];
-        for line in BufReader::new(child.stdout.take().expect("piped"))
-            .lines()
-            .map_while(Result::ok)
-        {
-            println!("{line}");
-            if line.starts_with("Warning") && !line.contains(" PV") && !warnings.contains(&line) {
-                warnings.push(line);
-            }
-        }
-        let status = child.wait().map_err(|e| e.to_string())?;
+        let (status, warnings) = pass_through(&command)?;
         let pgn = std::fs::read_to_string(&self.pgn)
             .map_err(|e| format!("cannot read the games from {}: {e}", self.pgn))?;
         print!("\n{}", self.report(&Tally::of(&pgn, &me), bench.as_deref()));
@@ -335,6 +295,29 @@ impl Plan {
         }
         text + "\n"
     }
+}
+
+/// Runs fastchess with its output passed through: how it ended, and its warnings (an option
+/// refused: no level set), each once, to be said again at the end.
+fn pass_through(command: &[String]) -> Result<(std::process::ExitStatus, Vec<String>), String> {
+    let mut child = Command::new(&command[0])
+        .args(&command[1..])
+        .stdout(Stdio::piped())
+        .spawn();
+    let child = child
+        .as_mut()
+        .map_err(|e| format!("cannot start {}: {e}", command[0]))?;
+    let mut warnings: Vec<String> = vec![];
+    for line in BufReader::new(child.stdout.take().expect("piped"))
+        .lines()
+        .map_while(Result::ok)
+    {
+        println!("{line}");
+        if line.starts_with("Warning") && !line.contains(" PV") && !warnings.contains(&line) {
+            warnings.push(line);
+        }
+    }
+    Ok((child.wait().map_err(|e| e.to_string())?, warnings))
 }
 
 /// The rmax built with this program (`cargo build --release` builds both into one folder).
@@ -457,21 +440,14 @@ mod tests {
         assert!(near(elo_of(score + half), 48.24, 0.05));
         assert_eq!(bounds([0, 10, 0]), Some((0.5, 0.0)), "all draws: no spread");
         let (score, half) = bounds([4, 0, 0]).expect("games");
-        assert_eq!(
-            (
-                elo_of(score),
-                elo_text(elo_of(score + half) - elo_of(score - half))
-            ),
-            (f64::INFINITY, "n/a".into())
+        let width = elo_text(elo_of(score + half) - elo_of(score - half));
+        assert_eq!((elo_of(score), width), (f64::INFINITY, "n/a".into()));
+        let texts = (
+            elo_text(-26.12),
+            elo_text(f64::NEG_INFINITY),
+            bounds([0; 3]),
         );
-        assert_eq!(
-            (
-                elo_text(-26.12),
-                elo_text(f64::NEG_INFINITY),
-                bounds([0; 3])
-            ),
-            ("-26.1".into(), "-inf".into(), None)
-        );
+        assert_eq!(texts, ("-26.1".into(), "-inf".into(), None));
     }
 
     #[test]
@@ -491,10 +467,8 @@ mod tests {
         .concat();
         let tally = Tally::of(&pgn, "rmax1400");
         assert_eq!((tally.wdl, tally.unfinished), ([2, 1, 2], 1));
-        assert_eq!(
-            (tally.faults["rmax1400"], tally.faults["sf1400"]),
-            ([1, 1, 0], [0, 0, 1])
-        );
+        let faults = (tally.faults["rmax1400"], tally.faults["sf1400"]);
+        assert_eq!(faults, ([1, 1, 0], [0, 0, 1]));
         assert_eq!(Tally::of(&pgn, "sf1400").wdl, [2, 1, 2], "the other side's");
         assert_eq!(Tally::of(&pgn, "nobody").wdl, [0; 3]);
     }

@@ -71,18 +71,8 @@ fn fail(msg: &str) -> ! {
 }
 
 fn options(args: &[String]) -> Result<Options, String> {
-    let valued = [
-        "--lambda",
-        "--drop",
-        "--epochs",
-        "--lr",
-        "--reg",
-        "--holdout",
-        "--limit",
-        "--threads",
-        "--report",
-        "--dump",
-    ];
+    let valued = "--lambda --drop --epochs --lr --reg --holdout --limit --threads --report --dump";
+    let valued: Vec<&str> = valued.split(' ').collect();
     let a = Args::read(args, &valued, &["--tables", "--keep-values"])?;
     let [file] = &a.words[..] else {
         return Err(USAGE.into());
@@ -97,10 +87,10 @@ fn options(args: &[String]) -> Result<Options, String> {
             .map(|g| rmax::tuning::tools::number("--drop (a line of W)", g, 0, lines - 1))
             .collect::<Result<_, _>>()?,
     };
-    let lambda = match a.get("--lambda") {
-        Some(_) => Some(a.number("--lambda", 0.0, 0.0, 1.0)?),
-        None => None,
-    };
+    let lambda = a
+        .has("--lambda")
+        .then(|| a.number("--lambda", 0.0, 0.0, 1.0));
+    let lambda = lambda.transpose()?;
     Ok(Options {
         file: file.clone(),
         epochs: a.number("--epochs", 1000, 1, 1 << 30)?,
@@ -278,10 +268,8 @@ fn gradient(d: &[Sample], w: &[[f64; 2]], k: f64, threads: usize) -> (f64, Vec<[
 
 fn error(d: &[Sample], w: &[[f64; 2]], k: f64, threads: usize) -> f64 {
     let part = |r: std::ops::Range<usize>| {
-        let errors = d[r]
-            .iter()
-            .map(|s| (s.target as f64 - sigmoid(s.eval(w).0, k)).powi(2));
-        errors.sum::<f64>()
+        let error = |s: &Sample| (s.target as f64 - sigmoid(s.eval(w).0, k)).powi(2);
+        d[r].iter().map(error).sum::<f64>()
     };
     parallel(d.len(), threads, part, |a, b| a + b) / d.len().max(1) as f64
 }
@@ -432,27 +420,7 @@ fn prepare(o: &Options, start: &[[f64; 2]]) -> (Vec<Sample>, Vec<Sample>, f64) {
         features as f64 / d.len() as f64,
         clock.elapsed().as_secs_f64()
     );
-    // Both Ks are fitted to the results (fitted to the blend, K would chase the targets it
-    // moves). K is PeSTO's, lib.rs's values and tables without the terms: it anchors the
-    // eval's scale, in which the search's margins are; Ks puts the scores on the same scale.
-    let mut pesto = start.to_vec();
-    pesto[TERMS..].fill([0.0; 2]);
-    let evals: Vec<(f64, f64)> = d
-        .iter()
-        .map(|s| (s.eval(&pesto).0, s.result.into()))
-        .collect();
-    let scores = d
-        .iter()
-        .filter_map(|s| Some((s.score? as f64, s.result as f64)));
-    let scores: Vec<(f64, f64)> = scores.collect();
-    let (k, ks) = (
-        fit_k(&evals),
-        if scores.is_empty() {
-            1.0
-        } else {
-            fit_k(&scores)
-        },
-    );
+    let (k, ks) = fit_ks(&d, start);
     let (lambda, why) = match o.lambda {
         Some(lambda) => (lambda, "--lambda".to_string()),
         None if scored == total => (LAMBDA_ALL_SCORED, "every position has a score".into()),
@@ -466,30 +434,52 @@ fn prepare(o: &Options, start: &[[f64; 2]]) -> (Vec<Sample>, Vec<Sample>, f64) {
     if scored > 0 {
         println!("Ks = {ks:.4} (the scores, fitted to the results)");
     }
-    let alone = scored < total && lambda > 0.0;
+    let alone = ["", "; the result alone where there is no score"]
+        [(scored < total && lambda > 0.0) as usize];
     println!(
         "lambda = {lambda} ({why}): target = lambda * sigmoid(Ks * score / 400) + (1 - lambda) \
-         * result{}",
-        if alone {
-            "; the result alone where there is no score"
-        } else {
-            ""
-        }
+         * result{alone}"
     );
-    println!(
-        "fitting {}the terms{}",
-        if o.keep_values {
-            ""
-        } else {
-            "the piece values and "
-        },
-        if o.tables {
-            " and the tables (--tables)"
-        } else {
-            " (the tables stay: --tables fits them too)"
-        }
-    );
+    let values = ["the piece values and ", ""][o.keep_values as usize];
+    let tables = [
+        " (the tables stay: --tables fits them too)",
+        " and the tables (--tables)",
+    ];
+    println!("fitting {values}the terms{}", tables[o.tables as usize]);
     (d, valid, k)
+}
+
+/// K and Ks, both fitted to the results (fitted to the blend, K would chase the targets it
+/// moves). K is PeSTO's, lib.rs's values and tables without the terms: it anchors the eval's
+/// scale, in which the search's margins are; Ks puts the scores on the same scale.
+fn fit_ks(d: &[Sample], start: &[[f64; 2]]) -> (f64, f64) {
+    let mut pesto = start.to_vec();
+    pesto[TERMS..].fill([0.0; 2]);
+    let evals: Vec<(f64, f64)> = d
+        .iter()
+        .map(|s| (s.eval(&pesto).0, s.result.into()))
+        .collect();
+    let scores = d
+        .iter()
+        .filter_map(|s| Some((s.score? as f64, s.result as f64)));
+    let scores: Vec<(f64, f64)> = scores.collect();
+    (
+        fit_k(&evals),
+        if scores.is_empty() {
+            1.0
+        } else {
+            fit_k(&scores)
+        },
+    )
+}
+
+/// Which weights `o` lets move.
+fn free(o: &Options) -> Vec<bool> {
+    let free = |i| {
+        let dropped = o.drop.iter().any(|&l| line(l).contains(&i));
+        (o.tables || !(PST..TERMS).contains(&i)) && (!o.keep_values || i >= PST) && !dropped
+    };
+    (0..FEATURES).map(free).collect()
 }
 
 /// Full-batch Adam from `start`, the step falling linearly to a tenth of --lr, pulled towards
@@ -503,18 +493,10 @@ fn fit(
     start: &[[f64; 2]],
 ) -> (Vec<[f64; 2]>, usize) {
     let (b1, b2, eps): (f64, f64, f64) = (0.9, 0.999, 1e-8);
-    let free: Vec<bool> = (0..FEATURES)
-        .map(|i| {
-            let dropped = o.drop.iter().any(|&l| line(l).contains(&i));
-            (o.tables || !(PST..TERMS).contains(&i)) && (!o.keep_values || i >= PST) && !dropped
-        })
-        .collect();
+    let free = free(o);
     let size = feature_sizes(d);
-    let (mut w, mut m, mut v) = (
-        start.to_vec(),
-        vec![[0.0; 2]; FEATURES],
-        vec![[0.0; 2]; FEATURES],
-    );
+    let (mut w, mut m) = (start.to_vec(), vec![[0.0; 2]; FEATURES]);
+    let mut v = m.clone();
     let (mut best, mut best_error, mut best_epoch) = (w.clone(), f64::MAX, o.epochs);
     let clock = Instant::now();
     for epoch in 1..=o.epochs {
@@ -639,20 +621,16 @@ mod tests {
         let (err, g) = gradient(&d, &w, 1.1, 2);
         assert!((err - error(&d, &w, 1.1, 1)).abs() < 1e-12);
         let mut tested = 0;
-        for (i, j) in (0..FEATURES)
-            .flat_map(|i| [(i, 0), (i, 1)])
-            .filter(|&(i, j)| g[i][j] != 0.0)
-        {
+        let weights = (0..FEATURES).flat_map(|i| [(i, 0), (i, 1)]);
+        for (i, j) in weights.filter(|&(i, j)| g[i][j] != 0.0) {
             let at = |h: f64| {
                 let mut x = w.clone();
                 x[i][j] += h;
                 error(&d, &x, 1.1, 1)
             };
             let numeric = (at(0.01) - at(-0.01)) / 0.02;
-            assert!(
-                (numeric - g[i][j]).abs() <= 1e-6 * g[i][j].abs() + 1e-12,
-                "{i}/{j}: {numeric}"
-            );
+            let (near, g) = (1e-6 * g[i][j].abs() + 1e-12, g[i][j]);
+            assert!((numeric - g).abs() <= near, "{i}/{j}: {numeric}");
             tested += 1;
         }
         assert!(tested > 30, "{tested}");

@@ -40,14 +40,9 @@ impl Teacher {
         // bounded: a program that floods its output waits instead of filling memory
         let (tx, lines) = sync_channel(256);
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).split(b'\n').map_while(Result::ok) {
-                if tx
-                    .send(String::from_utf8_lossy(&line).trim().to_string())
-                    .is_err()
-                {
-                    break;
-                }
-            }
+            let lines = BufReader::new(stdout).split(b'\n').map_while(Result::ok);
+            let text = |line: Vec<u8>| String::from_utf8_lossy(&line).trim().to_string();
+            lines.map(text).try_for_each(|line| tx.send(line))
         });
         let mut teacher = Teacher {
             name,
@@ -57,16 +52,16 @@ impl Teacher {
         };
         teacher.send("uci")?;
         teacher.wait_for("uciok", "uci")?;
-        teacher.send("setoption name Threads value 1")?;
-        teacher.send(&format!("setoption name Hash value {HASH_MB}"))?;
+        let options =
+            format!("setoption name Threads value 1\nsetoption name Hash value {HASH_MB}");
+        teacher.send(&options)?;
         teacher.new_game()?;
         Ok(teacher)
     }
 
     /// A new game: an empty hash table, so that labels do not depend on the games before.
     pub fn new_game(&mut self) -> Result<(), String> {
-        self.send("ucinewgame")?;
-        self.send("isready")?;
+        self.send("ucinewgame\nisready")?;
         self.wait_for("readyok", "isready")
     }
 
@@ -119,22 +114,15 @@ impl Teacher {
         match self.lines.recv_timeout(left) {
             Ok(line) if Instant::now() <= deadline => Ok(line),
             Ok(_) | Err(RecvTimeoutError::Timeout) => {
-                let wait = if command.starts_with("go") {
-                    SILENCE
-                } else {
-                    HANDSHAKE
-                };
+                let wait = [HANDSHAKE, SILENCE][command.starts_with("go") as usize];
                 let (name, secs) = (&self.name, wait.as_secs());
                 Err(format!(
                     "{name} did not answer '{command}' within {secs} s (is it a UCI engine?)"
                 ))
             }
             Err(RecvTimeoutError::Disconnected) => {
-                let gone = self.gone();
-                Err(format!(
-                    "{} stopped answering after '{command}'{gone}",
-                    self.name
-                ))
+                let (gone, name) = (self.gone(), &self.name);
+                Err(format!("{name} stopped answering after '{command}'{gone}"))
             }
         }
     }
@@ -179,10 +167,11 @@ fn info_score(line: &str) -> Result<Option<(i32, bool)>, String> {
     if words.next() != Some("score") {
         return Ok(None);
     }
-    let score = match (
+    let (kind, value) = (
         words.next(),
         words.next().and_then(|v| v.parse::<i32>().ok()),
-    ) {
+    );
+    let score = match (kind, value) {
         (Some("cp"), Some(cp)) => cp,
         (Some("mate"), Some(n)) => {
             if n > 0 {
@@ -193,10 +182,8 @@ fn info_score(line: &str) -> Result<Option<(i32, bool)>, String> {
         }
         _ => return Err(format!("a score that is not one: '{}'", shown(line))),
     };
-    Ok(Some((
-        score,
-        !matches!(words.next(), Some("lowerbound" | "upperbound")),
-    )))
+    let bound = matches!(words.next(), Some("lowerbound" | "upperbound"));
+    Ok(Some((score, !bound)))
 }
 
 #[cfg(test)]
@@ -209,10 +196,8 @@ mod tests {
         assert_eq!(info_score(sf), Ok(Some((37, true))));
         let bound = "info depth 9 score cp -120 lowerbound nodes 900";
         assert_eq!(info_score(bound), Ok(Some((-120, false))));
-        assert_eq!(
-            info_score("info depth 20 score mate -3 pv e2e4"),
-            Ok(Some((-MATE, true)))
-        );
+        let mated = "info depth 20 score mate -3 pv e2e4";
+        assert_eq!(info_score(mated), Ok(Some((-MATE, true))));
         for none in [
             "info depth 3 nodes 100 time 2 pv e2e4",
             "info string score cp 5 is what I think",
@@ -223,12 +208,8 @@ mod tests {
         ] {
             assert_eq!(info_score(none), Ok(None), "{none}");
         }
-        for garbage in [
-            "info score cp lots",
-            "info score",
-            "info score mate",
-            "info score wdl 1 2 3",
-        ] {
+        let garbage = "info score cp lots,info score,info score mate,info score wdl 1 2 3";
+        for garbage in garbage.split(',') {
             assert!(info_score(garbage).is_err(), "{garbage}");
         }
     }

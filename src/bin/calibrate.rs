@@ -1,14 +1,16 @@
 //! `rmax-calibrate`: plays one row of the strength levels' table (README, Strength levels) with
-//! fastchess: rmax's W D L, its score with 95% bounds (W, D and L as they came: fastchess's WDL
-//! model) and the faults (time losses, illegal moves, crashes or stalls), all counted from the
-//! PGN that fastchess writes. Below Stockfish's floor a row is a chain: level N against level
-//! M, the score against what the two ratings predict.
+//! fastchess: rmax's W D L (fastchess's count), its score with 95% bounds (W, D and L as they
+//! came: fastchess's WDL model) and the faults (time losses, illegal moves, crashes or stalls,
+//! counted from the PGN that fastchess writes). Below Stockfish's floor a row is a chain: level
+//! N against level M, the score against what the two ratings predict.
 
-use rmax::tuning::tools::{clock_seed, on_path, shell_line, shown, valid_tc, Args};
+use rmax::tuning::tools::{
+    clock_seed, fastchess_games, on_path, shell_line, shown, valid_tc, Args,
+};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 
 /// Stockfish's lowest and highest `UCI_Elo` (15.1).
 const SF_ELO: (i64, i64) = (1320, 3190);
@@ -228,10 +230,15 @@ impl Plan {
             }
         }
         let bench = bench_signature(&self.rmax);
-        let (status, warnings) = pass_through(&command)?;
+        let (status, warnings, output) = pass_through(&command)?;
+        let games = fastchess_games(&output);
+        let [_, w, d, l] = games.map_err(|e| format!("{e} (fastchess ended with {status})"))?;
         let pgn = std::fs::read_to_string(&self.pgn)
             .map_err(|e| format!("cannot read the games from {}: {e}", self.pgn))?;
-        print!("\n{}", self.report(&Tally::of(&pgn, &me), bench.as_deref()));
+        print!(
+            "\n{}",
+            self.report([w, d, l], &Tally::of(&pgn), bench.as_deref())
+        );
         warnings
             .iter()
             .for_each(|w| println!("fastchess warned: {w}"));
@@ -243,8 +250,8 @@ impl Plan {
     }
 
     /// rmax's result, its bounds against what the ratings predict, and the faults.
-    fn report(&self, tally: &Tally, bench: Option<&str>) -> String {
-        let (me, [w, d, l]) = (self.me.name(), tally.wdl);
+    fn report(&self, wdl: [u32; 3], tally: &Tally, bench: Option<&str>) -> String {
+        let (me, [w, d, l]) = (self.me.name(), wdl);
         let bench = bench.map_or(String::new(), |b| format!("; rmax bench {b}"));
         let (opponent, tc, pgn) = (self.opponent.name(), &self.tc, &self.pgn);
         let mut text = format!(
@@ -252,7 +259,7 @@ impl Plan {
             w + d + l
         );
         text += &format!("  W {w} D {d} L {l}\n");
-        match bounds(tally.wdl) {
+        match bounds(wdl) {
             Some((score, half)) => {
                 let (low, high) = ((score - half).max(0.0), (score + half).min(1.0));
                 let percent = |x: f64| format!("{:.1}%", 100.0 * x);
@@ -297,9 +304,9 @@ impl Plan {
     }
 }
 
-/// Runs fastchess with its output passed through: how it ended, and its warnings (an option
-/// refused: no level set), each once, to be said again at the end.
-fn pass_through(command: &[String]) -> Result<(std::process::ExitStatus, Vec<String>), String> {
+/// Runs fastchess with its output passed through: how it ended, its warnings (an option
+/// refused: no level set), each once, to be said again at the end, and its output.
+fn pass_through(command: &[String]) -> Result<(ExitStatus, Vec<String>, String), String> {
     let mut child = Command::new(&command[0])
         .args(&command[1..])
         .stdout(Stdio::piped())
@@ -307,17 +314,18 @@ fn pass_through(command: &[String]) -> Result<(std::process::ExitStatus, Vec<Str
     let child = child
         .as_mut()
         .map_err(|e| format!("cannot start {}: {e}", command[0]))?;
-    let mut warnings: Vec<String> = vec![];
+    let (mut warnings, mut output) = (vec![], String::new());
     for line in BufReader::new(child.stdout.take().expect("piped"))
         .lines()
         .map_while(Result::ok)
     {
         println!("{line}");
+        output += &format!("{line}\n");
         if line.starts_with("Warning") && !line.contains(" PV") && !warnings.contains(&line) {
             warnings.push(line);
         }
     }
-    Ok((child.wait().map_err(|e| e.to_string())?, warnings))
+    Ok((child.wait().map_err(|e| e.to_string())?, warnings, output))
 }
 
 /// The rmax built with this program (`cargo build --release` builds both into one folder).
@@ -339,18 +347,17 @@ fn bench_signature(rmax: &str) -> Option<String> {
     line.split_whitespace().next().map(str::to_string)
 }
 
-/// One player's results in a PGN file, and every player's faults.
+/// A PGN file's unfinished games, and every player's faults.
 #[derive(Debug, Default, PartialEq)]
 struct Tally {
-    wdl: [u32; 3],
     unfinished: u32,
     /// Games lost on time, by an illegal move, by a crash or stall (Termination `abandoned`).
     faults: BTreeMap<String, [u32; 3]>,
 }
 
 impl Tally {
-    /// `me`'s results in the games of `pgn`, from their tags, and both sides' faults.
-    fn of(pgn: &str, me: &str) -> Tally {
+    /// The games of `pgn`, from their tags.
+    fn of(pgn: &str) -> Tally {
         let mut tally = Tally::default();
         for game in pgn.split("[Event ").skip(1) {
             let tag = |key: &str| {
@@ -373,14 +380,6 @@ impl Tally {
                     continue;
                 }
             };
-            if white != me && black != me {
-                continue; // (a game of other players)
-            }
-            tally.wdl[match loser {
-                "" => 1,
-                l if l == me => 2,
-                _ => 0,
-            }] += 1;
             // a fault loses the game: the loser made it
             let fault = ["time forfeit", "illegal move", "abandoned"]
                 .iter()
@@ -451,7 +450,7 @@ mod tests {
     }
 
     #[test]
-    fn the_pgn_gives_the_results_and_who_faulted() {
+    fn the_pgn_gives_the_unfinished_games_and_who_faulted() {
         let game = |white: &str, black: &str, result: &str, termination: &str| {
             format!("[Event \"Fastchess Tournament\"]\n[Site \"?\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n\
                      [Result \"{result}\"]\n[Termination \"{termination}\"]\n\n1. e4 {{+0.30/8 0.102s}} e5 {result}\n\n")
@@ -465,11 +464,9 @@ mod tests {
             game("rmax1400", "sf1400", "*", "unterminated"),
         ]
         .concat();
-        let tally = Tally::of(&pgn, "rmax1400");
-        assert_eq!((tally.wdl, tally.unfinished), ([2, 1, 2], 1));
+        let tally = Tally::of(&pgn);
+        assert_eq!(tally.unfinished, 1);
         let faults = (tally.faults["rmax1400"], tally.faults["sf1400"]);
         assert_eq!(faults, ([1, 1, 0], [0, 0, 1]));
-        assert_eq!(Tally::of(&pgn, "sf1400").wdl, [2, 1, 2], "the other side's");
-        assert_eq!(Tally::of(&pgn, "nobody").wdl, [0; 3]);
     }
 }

@@ -278,12 +278,8 @@ impl State {
     /// Each value moved by R_k c_k (W - L) towards plus's side (away if plus lost), in range.
     fn update(&mut self, step: &Step, [w, d, l]: [u32; 3]) {
         let score = f64::from(w) - f64::from(l);
-        let each = self
-            .settings
-            .params
-            .iter()
-            .zip(&mut self.values)
-            .zip(&step.moves);
+        let params = self.settings.params.iter();
+        let each = params.zip(&mut self.values).zip(&step.moves);
         for ((p, (_, theta)), (flip, c, r)) in each {
             *theta = (*theta + r * c * score * flip).clamp(p.min.into(), p.max.into());
         }
@@ -377,19 +373,12 @@ impl Player {
         let s = &state.settings;
         let mut words = vec![self.fastchess.clone()];
         for (name, values) in [("plus", &step.plus), ("minus", &step.minus)] {
-            words.extend([
-                "-engine".into(),
-                format!("cmd={}", self.engine),
-                format!("name={name}"),
-            ]);
+            let engine = format!("-engine cmd={} name={name}", self.engine);
+            words.extend(engine.split(' ').map(String::from));
             let options = s.params.iter().zip(values);
             words.extend(options.map(|(p, v)| format!("option.{}={v}", p.name)));
         }
-        let format = if s.openings.ends_with(".pgn") {
-            "pgn"
-        } else {
-            "epd"
-        };
+        let format = ["epd", "pgn"][s.openings.ends_with(".pgn") as usize];
         let rest = format!(
             "-each {} option.Hash={} proto=uci -rounds {} -repeat -concurrency {} -openings",
             s.limit, s.hash, s.pairs, self.concurrency
@@ -476,17 +465,15 @@ impl Player {
 /// normal build offers none: its constants are literals).
 fn engine_takes(answer: &str, engine: &str, params: &[&Param]) -> Result<(), String> {
     for p in params {
-        let offered =
-            answer.lines().find_map(
-                |line| match line.split_whitespace().collect::<Vec<_>>()[..] {
-                    ["option", "name", name, "type", "spin", "default", _, "min", min, "max", max]
-                        if name == p.name =>
-                    {
-                        Some((min.parse::<i32>().ok()?, max.parse::<i32>().ok()?))
-                    }
-                    _ => None,
-                },
-            );
+        let option = |line: &str| match line.split_whitespace().collect::<Vec<_>>()[..] {
+            ["option", "name", n, "type", "spin", "default", _, "min", min, "max", max]
+                if n == p.name =>
+            {
+                Some((min.parse::<i32>().ok()?, max.parse::<i32>().ok()?))
+            }
+            _ => None,
+        };
+        let offered = answer.lines().find_map(option);
         let (name, least, most) = (p.name, p.min, p.max);
         match offered {
             None => {
@@ -516,21 +503,13 @@ fn rounded(state: &State) -> Vec<(&'static Param, i32)> {
 /// The pairs of constants that would share a value (`c!(v)` is found by its value): none
 /// when the changes can be applied.
 fn clashes(changes: &[(&Param, i32)]) -> Vec<String> {
-    let value = |p: &Param| {
-        changes
-            .iter()
-            .find(|(c, _)| *c == p)
-            .map_or(p.default, |c| c.1)
-    };
+    let changed = |p: &Param| changes.iter().find(|(c, _)| *c == p).map(|c| c.1);
+    let value = |p: &Param| changed(p).unwrap_or(p.default);
     let mut found = vec![];
     for (i, a) in PARAMS.iter().enumerate() {
         for b in PARAMS[i + 1..].iter().filter(|b| value(a) == value(b)) {
-            found.push(format!(
-                "{} and {} would both be {}",
-                a.name,
-                b.name,
-                value(a)
-            ));
+            let (a, b, v) = (a.name, b.name, value(a));
+            found.push(format!("{a} and {b} would both be {v}"));
         }
     }
     found

@@ -1,58 +1,37 @@
-//! `rmax datagen`: self-play games for tuning the evaluation (see `src/bin/tune.rs`).
-//!
-//! Each game starts from a few random legal plies, so that games differ, then rmax plays both
-//! sides at a fixed node count per move. Quiet positions (not in check, best move neither a
-//! capture nor a promotion: a static eval can only judge those) are written with the game's
-//! result from White's point of view, `[1.0]`, `[0.5]` or `[0.0]`, and a label: the score of
-//! a deeper search of the position, in centipawns from White's point of view
-//! (`FEN [0.5] 34`). A game result says little about one position (a won position is often
-//! drawn or lost later); a search score says how good the position is. Labels are clamped to
-//! +-LABEL_LIMIT; a mate found scores exactly that.
-//!
-//! The labeller is rmax itself, in this process, with a hash table of its own (so that
-//! labelling changes no game), or any UCI engine (`--teacher CMD`, one process per thread;
-//! see `teacher.rs`). Either searches the position alone, without the game's history: the
-//! label is that of the FEN the tuner reads. Either gives the score of its last completed
-//! iteration (a teacher: the last score it prints before `bestmove`).
-//!
-//! Games are numbered; game n's random opening comes from the seed and n alone, and a node
-//! limit (unlike a time limit) makes the search deterministic, so a seed always gives the
-//! same games. With several threads only the order of the games in the file varies. Labels
-//! at a node limit are deterministic too (each game starts its labeller afresh), from a
-//! teacher as long as it searches on one thread.
+//! `rmax datagen`: self-play positions for `rmax-tune` (README, Tuning the evaluation). Game n
+//! comes from the seed and n alone, and a node limit makes a search deterministic: a seed gives
+//! the same games (with threads, in another order), and the same labels from rmax or a
+//! single-threaded teacher (`teacher.rs`), each game starting with an empty hash table.
 
 mod teacher;
 
-use crate::input::{clean, short};
-use crate::output::Score;
-use crate::searcher::lock;
+use rmax::tuning::tools::{duration, number, Args, Rng};
 use rmax::{Board, Engine, Limits, START};
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering::Relaxed};
-use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use teacher::Teacher;
 
 /// Random plies before the engine takes over.
 const RANDOM_PLIES: usize = 8;
-/// Hash table per thread (MB): small, as a node-limited search fills little of it.
+/// Hash table per thread (MB): a node-limited search fills little of it.
 const HASH_MB: usize = 4;
-/// A game is adjudicated won when both sides' scores stay beyond this for WIN_PLIES plies...
+/// A game is won when the scores stay beyond WIN_SCORE for WIN_PLIES plies, drawn at
+/// MAX_PLIES: such games are shuffles, not chess.
 const WIN_SCORE: i32 = 1000;
-const WIN_PLIES: usize = 6;
-/// ...and drawn when it gets this long (plies): such games are shuffles, not played chess.
+const WIN_PLIES: i32 = 6;
 const MAX_PLIES: usize = 400;
-/// Seconds between progress lines.
-const REPORT_EVERY: Duration = Duration::from_secs(5);
-/// Labels are clamped to +-this (cp), and mates score it: 30 pawns is a sure win to any
-/// sigmoid the tuner fits (0.99999 at K = 1), and a mate's distance means nothing to an eval.
+/// Labels are clamped to +-this (cp), and mates score it: a sure win to any fitted sigmoid.
 const LABEL_LIMIT: i32 = 3000;
-/// The label search's nodes, unless told: this many times the play search's. That is a few
-/// plies deeper, so the label sees past the horizon of the moves played, while a labelled
-/// position costs no more than a few moves of play.
+/// rmax's label search, unless told: this many times a move's nodes, a few plies deeper.
 const LABEL_NODES_PER_PLAY_NODE: u64 = 5;
+
+const OWN_LIMITS_WITH_TEACHER: &str = "datagen: --label-nodes and --label-depth limit rmax's \
+    own labels; a teacher's are --teacher-nodes and --teacher-depth";
+const TEACHER_LIMITS_WITHOUT_TEACHER: &str =
+    "datagen: --teacher-nodes and --teacher-depth need --teacher CMD";
 
 struct Options {
     games: usize,
@@ -60,106 +39,72 @@ struct Options {
     nodes: u64,
     seed: u64,
     threads: usize,
-    /// How positions get their labels; None: they get none (`--label-nodes 0`).
+    /// None: no labels (`--label-nodes 0`).
     label: Option<LabelSearch>,
 }
 
-/// The search that labels positions: rmax's own or a teacher's (a UCI engine's command),
-/// limited by nodes, depth, or both (whichever ends it first).
-struct LabelSearch {
-    teacher: Option<String>,
-    nodes: Option<u64>,
-    depth: Option<u64>,
-}
+/// The search that labels positions: a teacher's command (None: rmax's), a node limit, a
+/// depth, or both (whichever ends it first).
+type LabelSearch = (Option<String>, Option<u64>, Option<u64>);
 
-const OWN_LIMITS_WITH_TEACHER: &str = "datagen: --label-nodes and --label-depth limit rmax's \
-    own labels; a teacher's are --teacher-nodes and --teacher-depth";
-const TEACHER_LIMITS_WITHOUT_TEACHER: &str =
-    "datagen: --teacher-nodes and --teacher-depth need --teacher CMD";
-
-/// Parses `GAMES FILE [--nodes N] [--seed S] [--threads T] [--label-nodes N]
-/// [--label-depth D] [--teacher CMD] [--teacher-nodes N] [--teacher-depth D]`.
 fn options(args: &[&str]) -> Result<Options, String> {
-    let [games, file, rest @ ..] = args else {
+    let flags = "--nodes --seed --threads --teacher --label-nodes --label-depth --teacher-nodes \
+        --teacher-depth";
+    let flags: Vec<&str> = flags.split_whitespace().collect();
+    let a = Args::read(args, &flags, &[]).map_err(|e| format!("datagen: {e}"))?;
+    let [games, file] = &a.words[..] else {
         return Err("datagen needs GAMES and FILE".into());
     };
-    let number = |name: &str, s: &str| {
-        s.parse::<u64>()
-            .map_err(|_| format!("datagen: {name} '{}' is not a number", short(s)))
+    let teacher = a.get("--teacher").map(String::from);
+    let ([own_nodes, own_depth], [nodes, depth]) = ([flags[4], flags[5]], [flags[6], flags[7]]);
+    let own = a.has(own_nodes) || a.has(own_depth);
+    let (nodes, depth, least) = match (&teacher, own, a.has(nodes) || a.has(depth)) {
+        (Some(_), true, _) => return Err(OWN_LIMITS_WITH_TEACHER.into()),
+        (None, _, true) => return Err(TEACHER_LIMITS_WITHOUT_TEACHER.into()),
+        (Some(_), ..) => (nodes, depth, 1),
+        (None, ..) => (own_nodes, own_depth, 0),
     };
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let mut o = Options {
-        games: number("GAMES", games)? as usize,
-        file: file.to_string(),
-        nodes: 5000,
-        seed: 1,
-        threads,
-        label: None,
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let play_nodes = a.number("--nodes", 5000, 1, u64::MAX)?;
+    let depth = a.has(depth).then(|| a.number(depth, 0, 1, 64));
+    let depth = depth.transpose()?;
+    // a node count unless only a depth is given: it keeps labels deterministic, their cost known
+    let label_nodes = play_nodes.saturating_mul(LABEL_NODES_PER_PLAY_NODE);
+    let nodes = match (a.has(nodes), depth) {
+        (false, Some(_)) => None,
+        _ => Some(a.number(nodes, label_nodes, least, u64::MAX)?),
     };
-    // [nodes, depth] of rmax's own label search and of a teacher's
-    let (mut own, mut teachers, mut teacher) = ([None; 2], [None; 2], None);
-    for pair in rest.chunks(2) {
-        match pair {
-            ["--nodes", n] => o.nodes = number("--nodes", n)?.max(1),
-            ["--seed", s] => o.seed = number("--seed", s)?,
-            ["--threads", t] => o.threads = (number("--threads", t)? as usize).clamp(1, 256),
-            ["--label-nodes", n] => own[0] = Some(number("--label-nodes", n)?),
-            ["--label-depth", d] => own[1] = Some(number("--label-depth", d)?.clamp(1, 64)),
-            ["--teacher", command] => teacher = Some(command.to_string()),
-            ["--teacher-nodes", n] => teachers[0] = Some(number("--teacher-nodes", n)?.max(1)),
-            ["--teacher-depth", d] => teachers[1] = Some(number("--teacher-depth", d)?.max(1)),
-            _ => return Err(format!("datagen: unknown option '{}'", short(pair[0]))),
-        }
-    }
-    let [nodes, depth] = match (&teacher, own, teachers) {
-        (Some(_), [None, None], limits) | (None, limits, [None, None]) => limits,
-        (Some(_), _, _) => return Err(OWN_LIMITS_WITH_TEACHER.into()),
-        (None, _, _) => return Err(TEACHER_LIMITS_WITHOUT_TEACHER.into()),
-    };
-    // neither limit given: a node count, which keeps labels deterministic and their cost
-    // known (a search to a fixed depth costs many times more in some positions than others)
-    let nodes = match (nodes, depth) {
-        (None, None) => Some(o.nodes.saturating_mul(LABEL_NODES_PER_PLAY_NODE)),
-        _ => nodes,
-    };
-    if nodes != Some(0) {
-        o.label = Some(LabelSearch {
-            teacher,
-            nodes,
-            depth,
-        });
-    }
-    Ok(o)
+    Ok(Options {
+        games: number("GAMES", games, 0, 1 << 40)?,
+        file: file.clone(),
+        nodes: play_nodes,
+        seed: a.number("--seed", 1, 0, u64::MAX)?,
+        threads: a.number("--threads", cores, 1, 256)?,
+        label: (nodes != Some(0)).then_some((teacher, nodes, depth)),
+    })
 }
 
-/// xorshift64*: a small, fast generator, plenty for picking opening moves.
-struct Rng(u64);
-
-impl Rng {
-    /// A generator for game `game` under `seed` (splitmix64 of both, never the zero state).
-    fn new(seed: u64, game: u64) -> Rng {
-        let mut x = seed ^ game.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        x = (x ^ x >> 30).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x = (x ^ x >> 27).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Rng((x ^ x >> 31) | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() >> 32) as usize % n
-    }
+/// How a run labels its positions, for its first line.
+fn describe(o: &Options) -> String {
+    let Some((teacher, nodes, depth)) = &o.label else {
+        return "no labels".into();
+    };
+    let by = teacher.as_ref().map(|c| format!("teacher {c:?}"));
+    let (nodes, depth) = (
+        nodes.map(|n| format!("{n} nodes")),
+        depth.map(|d| format!("depth {d}")),
+    );
+    let limits: Vec<String> = nodes.into_iter().chain(depth).collect();
+    format!(
+        "labels by {} at {}",
+        by.unwrap_or("rmax".into()),
+        limits.join(" or ")
+    )
 }
 
-/// A thread's label search.
+/// A thread's label search: rmax in this process, with a hash table of its own, and the score
+/// of its last completed iteration (see `label`); or a teacher.
 enum Labeller {
-    /// rmax in this process, with a hash table of its own, at these limits; the score of
-    /// the last completed iteration of its search (see `label`).
     Rmax(Box<Engine>, Limits, Arc<AtomicI32>),
     Teacher(Teacher),
 }
@@ -168,182 +113,105 @@ enum Labeller {
 const NO_SCORE: i32 = i32::MIN;
 
 impl Labeller {
-    /// One thread's label search: an engine of its own, or a teacher started and ready.
-    fn start(l: &LabelSearch) -> Result<Labeller, String> {
-        let Some(command) = &l.teacher else {
-            let lim = Limits {
-                nodes: l.nodes.unwrap_or(!0),
-                depth: l.depth.map_or(64, |d| d as i32),
-                ..Limits::default()
-            };
+    fn start((teacher, nodes, depth): &LabelSearch) -> Result<Labeller, String> {
+        let Some(command) = teacher else {
+            let mut lim = Limits::default();
+            (lim.nodes, lim.depth) = (nodes.unwrap_or(!0), depth.map_or(64, |d| d as i32));
             let mut engine = Box::new(Engine::new(HASH_MB));
             let completed = Arc::new(AtomicI32::new(NO_SCORE));
             let score = completed.clone();
             engine.report = Some(Box::new(move |info| score.store(info.score, Relaxed)));
             return Ok(Labeller::Rmax(engine, lim, completed));
         };
-        let mut go = String::from("go");
-        if let Some(d) = l.depth {
-            go += &format!(" depth {d}");
-        }
-        if let Some(n) = l.nodes {
-            go += &format!(" nodes {n}");
-        }
-        Ok(Labeller::Teacher(Teacher::start(command, go)?))
+        let depth = depth.map_or(String::new(), |d| format!(" depth {d}"));
+        let nodes = nodes.map_or(String::new(), |n| format!(" nodes {n}"));
+        let teacher = Teacher::start(command, format!("go{depth}{nodes}"))?;
+        Ok(Labeller::Teacher(teacher))
     }
 
-    /// A new game: an empty hash table, so that a game's labels do not depend on the games
-    /// labelled before it.
+    /// A new game: an empty hash table, so that labels do not depend on the games before.
     fn new_game(&mut self) -> Result<(), String> {
         match self {
-            Labeller::Rmax(engine, ..) => {
-                engine.resize(HASH_MB);
-                Ok(())
-            }
-            Labeller::Teacher(teacher) => teacher.new_game(),
+            Labeller::Rmax(engine, ..) => engine.resize(HASH_MB),
+            Labeller::Teacher(teacher) => teacher.new_game()?,
         }
+        Ok(())
     }
 
-    /// The label of `board`: a search's score in centipawns from White's view, clamped to
-    /// +-LABEL_LIMIT (a mate scores that).
+    /// The label of `board`: a search's score, White's view, clamped to +-LABEL_LIMIT.
     fn label(&mut self, board: &Board) -> Result<i32, String> {
         let score = match self {
             Labeller::Rmax(engine, lim, completed) => {
-                // the node limit set it at the end of the last search
-                engine.stop.store(false, Relaxed);
+                engine.stop.store(false, Relaxed); // (the last search's node limit set it)
                 completed.store(NO_SCORE, Relaxed);
                 let returned = engine.think(board, &[], *lim).1.score;
-                // The score of the last completed iteration, as a UCI teacher's last `info`
-                // line gives it: a node limit nearly always cuts the last iteration short,
-                // and the score think() returns from such an iteration is only as good as
-                // the moves searched so far (it has been seen with the wrong sign). Only
-                // when not even depth 1 was completed: the returned score.
-                // (rmax's mate scores, MATE - plies, are far beyond the limit.)
+                // The last completed iteration's, as a teacher's last `info` gives it: a node
+                // limit nearly always cuts the last iteration short, and its score is only as
+                // good as the moves searched so far (it has been seen with the wrong sign).
                 match completed.load(Relaxed) {
                     NO_SCORE => returned,
                     score => score,
                 }
             }
-            Labeller::Teacher(teacher) => match teacher.score(&board.fen())? {
-                Score::Cp(cp) => cp,
-                Score::Mate(n) => LABEL_LIMIT * if n > 0 { 1 } else { -1 },
-            },
+            Labeller::Teacher(teacher) => teacher.score(&board.fen())?,
         };
         let score = score.clamp(-LABEL_LIMIT, LABEL_LIMIT);
         Ok(if board.side == 8 { score } else { -score })
     }
 }
 
-/// How a run labels its positions, for its first line.
-fn describe(label: &Option<LabelSearch>) -> String {
-    let Some(l) = label else {
-        return "no labels".into();
-    };
-    let by = match &l.teacher {
-        Some(command) => format!("teacher '{}'", clean(command, 200)),
-        None => "rmax".into(),
-    };
-    let mut limits = vec![];
-    limits.extend(l.nodes.map(|n| format!("{n} nodes")));
-    limits.extend(l.depth.map(|d| format!("depth {d}")));
-    format!("labels by {by} at {}", limits.join(" or "))
-}
-
-/// What the threads share: the output and the counts for the progress lines.
-struct Shared {
-    out: BufWriter<File>,
-    games: usize,
-    positions: usize,
-    /// Results from White's view: wins, draws, losses.
-    results: [usize; 3],
-}
-
 /// A run under way: what its threads share.
-struct Run<'a> {
-    o: &'a Options,
-    shared: Mutex<Shared>,
+struct Run {
+    o: Options,
+    /// The file, and the games written, their positions and results (White won, drawn, lost).
+    out: Mutex<(File, usize, usize, [usize; 3])>,
     next_game: AtomicUsize,
-    /// Positions labelled so far (also those of games not written yet).
-    labelled: AtomicUsize,
-    /// The first error of a thread: the others stop at their next position.
+    /// A thread's error: the others stop at their next position.
     error: Mutex<Option<String>>,
     failed: AtomicBool,
     start: Instant,
 }
 
-/// `rmax datagen GAMES FILE [--nodes N] [--seed S] [--threads T] [--label-nodes N]
-/// [--label-depth D] [--teacher CMD] [--teacher-nodes N] [--teacher-depth D]`.
-/// An error is a bad argument (a FILE that cannot be created too), for the command line to
-/// report; a failure of the run itself ends the process here (see `stop`).
+/// `rmax datagen GAMES FILE ...`. An error is a bad argument (or a FILE that cannot be
+/// created), for the command line to report; a failed run ends the process here (`stop`).
 pub fn run(args: &[&str]) -> Result<(), String> {
     let o = options(args)?;
     // the labellers first: a teacher that does not work stops the run before FILE is touched
-    let labellers = start_labellers(&o).unwrap_or_else(|e| stop(&e));
-    let file = match File::create(&o.file) {
-        Ok(file) => file,
-        Err(e) => {
-            drop(labellers); // (ends the teachers)
-            return Err(format!("datagen: cannot create {}: {e}", o.file));
-        }
-    };
+    let start = |_| o.label.as_ref().map(Labeller::start).transpose();
+    let labellers: Result<Vec<_>, _> = (0..o.threads).map(start).collect();
+    let labellers = labellers.unwrap_or_else(|e| stop(&e));
+    let file = File::create(&o.file);
+    let file = file.map_err(|e| format!("datagen: cannot create {}: {e}", o.file))?;
+    let (games, nodes, label, seed) = (o.games, o.nodes, describe(&o), o.seed);
+    let (threads, path) = (o.threads, &o.file);
     eprintln!(
-        "datagen: {} games, {} nodes a move, {}, seed {}, {} threads, into {}",
-        o.games,
-        o.nodes,
-        describe(&o.label),
-        o.seed,
-        o.threads,
-        o.file
+        "datagen: {games} games, {nodes} nodes a move, {label}, seed {seed}, {threads} threads, \
+         into {path}"
     );
     let run = Run {
-        o: &o,
-        shared: Mutex::new(Shared {
-            out: BufWriter::new(file),
-            games: 0,
-            positions: 0,
-            results: [0; 3],
-        }),
+        o,
+        out: Mutex::new((file, 0, 0, [0; 3])),
         next_game: AtomicUsize::new(0),
-        labelled: AtomicUsize::new(0),
         error: Mutex::new(None),
         failed: AtomicBool::new(false),
         start: Instant::now(),
     };
-    let (done, finished) = channel::<()>();
     std::thread::scope(|scope| {
-        let run = &run;
-        // progress every few seconds, also while a slow labeller works through a game
-        scope.spawn(move || {
-            while let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(REPORT_EVERY) {
-                report(run);
-            }
-        });
-        let workers: Vec<_> = labellers
-            .into_iter()
-            .map(|labeller| {
-                scope.spawn(move || {
-                    if let Err(e) = play_games(run, labeller) {
-                        lock(&run.error).get_or_insert(e);
-                        run.failed.store(true, Relaxed);
-                    }
-                })
-            })
-            .collect();
-        for worker in workers {
-            let _ = worker.join();
+        for labeller in labellers {
+            let run = &run;
+            scope.spawn(move || {
+                if let Err(e) = play_games(run, labeller) {
+                    run.error.lock().unwrap().get_or_insert(e);
+                    run.failed.store(true, Relaxed);
+                }
+            });
         }
-        drop(done);
     });
-    // the threads are done and their teachers gone: what was written, and why it stopped
-    let flushed = lock(&run.shared).out.flush();
-    report(&run);
-    if let Some(e) = lock(&run.error).take() {
-        stop(&e);
+    // the threads are done and their teachers gone
+    match run.error.into_inner().unwrap() {
+        Some(e) => stop(&e),
+        None => Ok(()),
     }
-    if let Err(e) = flushed {
-        stop(&format!("cannot write {}: {e}", o.file));
-    }
-    Ok(())
 }
 
 /// A failure of the run itself (not of its arguments): the message, then exit code 1.
@@ -352,108 +220,61 @@ fn stop(msg: &str) -> ! {
     std::process::exit(1)
 }
 
-/// A labeller per thread (None each when positions get no labels), started side by side.
-fn start_labellers(o: &Options) -> Result<Vec<Option<Labeller>>, String> {
-    let Some(label) = &o.label else {
-        return Ok((0..o.threads).map(|_| None).collect());
-    };
-    std::thread::scope(|scope| {
-        let starting: Vec<_> = (0..o.threads)
-            .map(|_| scope.spawn(|| Labeller::start(label)))
-            .collect();
-        // (on an error, the teachers started are dropped, which ends them)
-        starting
-            .into_iter()
-            .map(|s| s.join().expect("a labeller starts or fails").map(Some))
-            .collect()
-    })
-}
-
-/// One thread's games, until all are played or a thread failed.
+/// One thread's games, until all are played or a thread failed; a line after each game.
 fn play_games(run: &Run, mut labeller: Option<Labeller>) -> Result<(), String> {
-    let o = run.o;
     let mut engine = Engine::new(HASH_MB);
     loop {
-        let n = run.next_game.fetch_add(1, Relaxed);
-        if n >= o.games || run.failed.load(Relaxed) {
+        let n = run.next_game.fetch_add(1, Relaxed) as u64;
+        if n >= run.o.games as u64 || run.failed.load(Relaxed) {
             return Ok(());
         }
-        let (boards, result) = play(&mut engine, Rng::new(o.seed, n as u64), o.nodes);
-        let tag = ["[1.0]", "[0.5]", "[0.0]"][result];
+        let (boards, result) = play(&mut engine, Rng(run.o.seed ^ (n << 32)), run.o.nodes);
         let mut text = String::new();
         if let Some(labeller) = &mut labeller {
             labeller.new_game()?;
         }
         for board in &boards {
-            text += &board.fen();
-            text += " ";
-            text += tag;
+            text += &format!("{} {}", board.fen(), ["[1.0]", "[0.5]", "[0.0]"][result]);
             if let Some(labeller) = &mut labeller {
                 if run.failed.load(Relaxed) {
                     return Ok(()); // another thread failed: the run ends
                 }
                 text += &format!(" {}", labeller.label(board)?);
-                run.labelled.fetch_add(1, Relaxed);
             }
             text += "\n";
         }
-        let mut s = lock(&run.shared);
-        // whole games at a time, flushed, so that a run stopped early leaves whole lines
-        s.out
-            .write_all(text.as_bytes())
-            .and_then(|_| s.out.flush())
-            .map_err(|e| format!("cannot write {}: {e}", o.file))?;
-        s.games += 1;
-        s.positions += boards.len();
-        s.results[result] += 1;
+        let mut out = run.out.lock().unwrap();
+        let (file, games, positions, results) = &mut *out;
+        // a whole game at a time: a run stopped early leaves whole lines
+        let written = file.write_all(text.as_bytes());
+        written.map_err(|e| format!("cannot write {}: {e}", run.o.file))?;
+        (*games, *positions, results[result]) =
+            (*games + 1, *positions + boards.len(), results[result] + 1);
+        let secs = run.start.elapsed().as_secs_f64().max(1e-3);
+        let left = secs * (run.o.games - *games) as f64 / *games as f64;
+        let eta = if *games < run.o.games {
+            format!(", ETA {}", duration(left))
+        } else {
+            String::new()
+        };
+        let ([w, d, l], speed, total) = (*results, *positions as f64 / secs, run.o.games);
+        let time = duration(secs);
+        eprintln!(
+            "{games}/{total} games (+{w} ={d} -{l}), {positions} positions, {speed:.0} \
+             positions/s, {time}{eta}"
+        );
     }
 }
 
-/// A progress line: games, results, positions, speeds, time and the time still needed.
-fn report(run: &Run) {
-    let (games, positions, [w, d, l]) = {
-        let s = lock(&run.shared);
-        (s.games, s.positions, s.results)
-    };
-    let secs = run.start.elapsed().as_secs_f64().max(1e-3);
-    let mut line = format!(
-        "{games}/{} games (+{w} ={d} -{l}), {positions} positions, {:.0} positions/s",
-        run.o.games,
-        positions as f64 / secs
-    );
-    if run.o.label.is_some() {
-        let labelled = run.labelled.load(Relaxed);
-        line += &format!(", {:.0} labelled/s", labelled as f64 / secs);
-    }
-    line += &format!(", {}", duration(secs));
-    if games > 0 && games < run.o.games {
-        let left = secs * (run.o.games - games) as f64 / games as f64;
-        line += &format!(", ETA {}", duration(left));
-    }
-    eprintln!("{line}");
-}
-
-/// `42 s`, `17 min 5 s`, `3 h 20 min`.
-fn duration(secs: f64) -> String {
-    let s = secs.round() as u64;
-    match s {
-        0..60 => format!("{s} s"),
-        60..3600 => format!("{} min {} s", s / 60, s % 60),
-        _ => format!("{} h {} min", s / 3600, s / 60 % 60),
-    }
-}
-
-/// Plays one game: its quiet positions, and the result from White's view (0 White won,
-/// 1 draw, 2 Black won).
+/// Plays one game from a few random plies: its quiet positions, and the result from White's
+/// view (0 White won, 1 draw, 2 Black won).
 fn play(engine: &mut Engine, mut rng: Rng, nodes: u64) -> (Vec<Board>, usize) {
     let start = Board::from_fen(START).expect("START is a valid FEN");
-    // the random opening; should it end the game (or nearly: no legal move), draw another
-    let mut board = start;
-    let mut keys = vec![]; // keys of the positions before `board`
+    let (mut board, mut keys) = (start, vec![]); // keys: the positions before `board`
     while keys.len() < RANDOM_PLIES {
         let moves = board.gen(false);
         if moves.is_empty() {
-            (board, keys) = (start, vec![]);
+            (board, keys) = (start, vec![]); // the game ended: another opening
             continue;
         }
         keys.push(board.key);
@@ -462,107 +283,75 @@ fn play(engine: &mut Engine, mut rng: Rng, nodes: u64) -> (Vec<Board>, usize) {
     play_from(engine, board, keys, nodes)
 }
 
-/// Plays the game on from `board` (`keys`: the keys of the positions before it, one a ply
-/// played), each move a search of `nodes` nodes, until it ends or is adjudicated: its quiet
-/// positions and the result, as `play` returns them.
+/// The result of a game over at `board` (`keys`: the positions before it), as `play` gives it.
+fn over(board: &Board, keys: &[u64]) -> Option<usize> {
+    if board.gen(false).is_empty() {
+        let mated = (board.in_check(), board.side == 8);
+        return Some(match mated {
+            (false, _) => 1,
+            (true, true) => 2,
+            (true, false) => 0,
+        });
+    }
+    // threefold: the position (its key has the side to move) twice since the last
+    // irreversible move
+    let since = keys.iter().rev().take(board.half as usize);
+    let repeated = since.filter(|&&k| k == board.key).count() >= 2;
+    let drawn = board.half >= 100 || board.insufficient() || keys.len() >= MAX_PLIES;
+    (repeated || drawn).then_some(1)
+}
+
+/// Plays on from `board`, each move a search of `nodes` nodes, until the game ends or is
+/// adjudicated: its quiet positions (not in check, the best move quiet: what a static eval
+/// can judge) and the result.
 fn play_from(
     engine: &mut Engine,
     mut board: Board,
     mut keys: Vec<u64>,
     nodes: u64,
 ) -> (Vec<Board>, usize) {
-    engine.resize(HASH_MB); // a fresh hash table: nothing carried over from the last game
-    let mut quiet = vec![];
-    let mut decisive = 0i32; // plies in a row with |score| > WIN_SCORE, signed: + White ahead
-    let result = loop {
-        let moves = board.gen(false);
-        let check = board.in_check();
-        if moves.is_empty() {
-            break if !check {
-                1
-            } else if board.side == 8 {
-                2
-            } else {
-                0
-            };
+    engine.resize(HASH_MB); // nothing carried over from the last game
+    let (mut quiet, mut decisive) = (vec![], 0i32); // plies beyond WIN_SCORE, + White ahead
+    let lim = Limits {
+        nodes,
+        ..Limits::default()
+    };
+    loop {
+        if let Some(result) = over(&board, &keys) {
+            return (quiet, result);
         }
-        // threefold: the position (same side to move: the key has it) twice before, since the
-        // last irreversible move
-        let seen = keys
-            .iter()
-            .rev()
-            .take(board.half as usize)
-            .filter(|&&k| k == board.key)
-            .count();
-        if board.half >= 100 || board.insufficient() || seen >= 2 || keys.len() >= MAX_PLIES {
-            break 1;
-        }
-        engine.stop.store(false, Relaxed); // the node limit set it at the end of the last search
-        let lim = Limits {
-            nodes,
-            ..Limits::default()
-        };
+        engine.stop.store(false, Relaxed);
         let (best, info) = engine.think(&board, &keys, lim);
-        let Some(best) = best else {
-            break 1; // cannot happen: there are legal moves
-        };
-        let white_score = if board.side == 8 {
+        let best = best.expect("a legal move");
+        let white = if board.side == 8 {
             info.score
         } else {
             -info.score
         };
-        decisive = match (white_score > WIN_SCORE, white_score < -WIN_SCORE) {
-            (true, _) => decisive.max(0) + 1,
-            (_, true) => decisive.min(0) - 1,
-            _ => 0,
+        decisive = match white.abs() > WIN_SCORE {
+            true if white.signum() == decisive.signum() => decisive + white.signum(),
+            true => white.signum(),
+            false => 0,
         };
-        if decisive.unsigned_abs() as usize >= WIN_PLIES {
-            break if decisive > 0 { 0 } else { 2 };
+        if decisive.abs() >= WIN_PLIES {
+            return (quiet, (1 - decisive.signum()) as usize);
         }
         let en_passant = board.b[best.from] & 7 == 1 && best.to == board.ep;
-        let noisy = board.b[best.to] > 0 || best.promo > 0 || en_passant;
-        if !check && !noisy {
+        if !board.in_check() && board.b[best.to] == 0 && best.promo == 0 && !en_passant {
             quiet.push(board);
         }
         keys.push(board.key);
         board.make(best);
-    };
-    (quiet, result)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// White: king, two rooks and three pawns; Black: a bare king in the middle of the
-    /// board, which two rooks need more than three moves to mate.
-    const FAR_AHEAD: &str = "8/8/8/4k3/8/8/5PPP/RR5K w - - 0 1";
-
-    fn labeller(nodes: u64) -> Labeller {
-        let search = LabelSearch {
-            teacher: None,
-            nodes: Some(nodes),
-            depth: None,
-        };
-        Labeller::start(&search).expect("rmax labels in process")
-    }
-
     #[test]
-    fn labels_are_from_whites_view_and_clamped() {
-        let mut l = labeller(2000);
-        l.new_game().unwrap();
-        // White a queen up, either side to move; then the same with the colours swapped
-        for (fen, sign) in [
-            ("4k3/pppp4/8/8/8/8/PPPP4/3QK3 w - - 0 1", 1),
-            ("4k3/pppp4/8/8/8/8/PPPP4/3QK3 b - - 0 1", 1),
-            ("3qk3/pppp4/8/8/8/8/PPPP4/4K3 w - - 0 1", -1),
-            ("3qk3/pppp4/8/8/8/8/PPPP4/4K3 b - - 0 1", -1),
-        ] {
-            let label = l.label(&Board::from_fen(fen).unwrap()).unwrap();
-            assert!(label * sign > 500, "{fen}: {label}");
-            assert!(label.abs() <= LABEL_LIMIT, "{fen}: {label}");
-        }
-        // mate in one, by White to move, then by Black to move
+    fn own_labels_are_whites_view_and_mates_the_limit() {
+        let mut l = Labeller::start(&(None, Some(2000), None)).expect("rmax labels in process");
         for (fen, label) in [
             ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", LABEL_LIMIT),
             ("r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1", -LABEL_LIMIT),
@@ -571,55 +360,18 @@ mod tests {
         }
     }
 
-    #[test]
-    fn label_options() {
-        let label = |args: &[&str]| {
-            let o = options(&[&["3", "f"][..], args].concat()).map(|o| o.label);
-            o.map(|l| l.map(|l| (l.teacher, l.nodes, l.depth)))
-        };
-        assert_eq!(label(&[]), Ok(Some((None, Some(25_000), None))));
-        assert_eq!(
-            label(&["--nodes", "100"]),
-            Ok(Some((None, Some(500), None)))
-        );
-        let depth = label(&["--label-depth", "6"]);
-        assert_eq!(depth, Ok(Some((None, None, Some(6)))));
-        assert_eq!(label(&["--label-nodes", "0"]), Ok(None));
-        let teacher = label(&["--teacher", "sf", "--teacher-depth", "9"]);
-        assert_eq!(teacher, Ok(Some((Some("sf".into()), None, Some(9)))));
-        let teacher = label(&["--teacher", "sf"]);
-        assert_eq!(teacher, Ok(Some((Some("sf".into()), Some(25_000), None))));
-        assert!(label(&["--teacher", "sf", "--label-nodes", "9"]).is_err());
-        assert!(label(&["--teacher-nodes", "9"]).is_err());
-        assert!(label(&["--label-depth", "x"]).is_err());
-    }
-
-    /// README: games are adjudicated, won beyond 10 pawns for 6 plies, drawn after 400.
-    /// White is far ahead (two rooks and three pawns against a bare king, no mate within three
-    /// moves):
-    /// with 394 plies behind it the game is won after 6 more, the 6th search's score the last
-    /// one beyond 10 pawns; with 395 the 400th ply comes first, a draw.
+    /// Two rooks and three pawns against a bare king, no mate within three moves: with 394
+    /// plies behind, won after 6 more (beyond 10 pawns); with 395, drawn at the 400th ply.
     #[test]
     fn games_are_won_after_6_plies_beyond_10_pawns_and_drawn_at_400() {
-        let board = Board::from_fen(FAR_AHEAD).expect("a FEN");
+        let board = Board::from_fen("8/8/8/4k3/8/8/5PPP/RR5K w - - 0 1").expect("a FEN");
         let mut engine = Engine::new(HASH_MB);
-        // (keys that repeat nothing: the half-move clock is 0 anyway)
-        let keys = |n: u64| (1..=n).collect::<Vec<u64>>();
+        let keys = |n: u64| (1..=n).collect::<Vec<u64>>(); // (repeating nothing)
         let (quiet, result) = play_from(&mut engine, board, keys(394), 300);
-        assert_eq!(result, 0, "White wins");
-        assert!(quiet.len() <= 6, "{} positions", quiet.len());
+        assert_eq!((result, quiet.len() <= 6), (0, true), "White wins");
         let (quiet, result) = play_from(&mut engine, board, keys(395), 300);
-        assert_eq!(result, 1, "a draw");
-        assert!(quiet.len() <= 5, "{} positions", quiet.len());
-        // and a game that is not decided goes on to the 400th ply
+        assert_eq!((result, quiet.len() <= 5), (1, true), "a draw");
         let (quiet, result) = play_from(&mut engine, board, keys(399), 300);
-        assert_eq!((quiet.len() <= 1, result), (true, 1));
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(duration(42.4), "42 s");
-        assert_eq!(duration(1025.0), "17 min 5 s");
-        assert_eq!(duration(12_000.0), "3 h 20 min");
+        assert_eq!((result, quiet.len() <= 1), (1, true), "the 400th ply");
     }
 }

@@ -1,15 +1,15 @@
-//! The search's tunable constants, for SPSA (`src/bin/spsa.rs`).
-//!
-//! In `src/lib.rs` a constant written `c!(v)` is the number `v`: in a normal build the
-//! macro is `v` itself, a literal the compiler folds, so the engine that plays is exactly the
-//! one the file shows. A build with the cargo feature `tune` (`cargo build --release
-//! --features tune`) reads the constant from `VALUES[i]` instead (`PARAMS[i]` is the entry whose default is `v`),
-//! which UCI options named after `PARAMS[i]` set at run time, so that a tuner can play perturbed values against each
-//! other without rebuilding.
+//! What the tuning tools share with the engine. Here: the search's tunable constants. In
+//! `src/lib.rs` a constant written `c!(v)` is the literal `v`; a build with the feature `tune`
+//! reads it from `VALUES[index(v)]` instead, which UCI options named after `PARAMS` set, so
+//! that `rmax-spsa` plays perturbed values without rebuilding (README, Tuning the search).
 
-/// One tunable constant: its UCI option name, its value in `src/lib.rs`, the range a tuner
-/// may move it in, and the step SPSA perturbs it by at the end of a run (`c_end`, in the
-/// constant's own units: about a twentieth of the range, so that one step can show in games).
+/// The evaluation as features and weights: the tuner's model and `eval`'s table.
+pub mod features;
+/// The tools' command line, random numbers, durations and fastchess.
+pub mod tools;
+
+/// A tunable constant: its UCI option's name, its value in lib.rs, its range, and SPSA's
+/// perturbation at the end of a run (`c_end`, in the constant's units).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Param {
     pub name: &'static str,
@@ -29,9 +29,8 @@ const fn p(name: &'static str, default: i32, min: i32, max: i32, c_end: f64) -> 
     }
 }
 
-/// The tunable constants. Each one's default is unique among them: `c!(v)` finds its
-/// constant by it (at compile time, in a tune build; a test checks that every `c!(v)` of
-/// lib.rs has its entry and every entry its `c!(v)`).
+/// The tunable constants; `c!(v)` finds its entry by `v`, so each default is unique
+/// (tests/tuning.rs checks both ways).
 pub const PARAMS: [Param; 15] = [
     p("RfpMargin", 71, 20, 200, 8.0), // reverse futility: cp per ply of depth
     p("RfpDepth", 8, 3, 14, 0.6),     // reverse futility below this depth
@@ -50,8 +49,8 @@ pub const PARAMS: [Param; 15] = [
     p("FutilityPerDepth", 100, 40, 250, 8.0), // futility: the margin per ply
 ];
 
-/// The index in PARAMS of the constant whose value in lib.rs is `v` (at compile time: a `v`
-/// with no entry stops the build).
+/// The index in PARAMS of the constant whose value in lib.rs is `v` (a `v` without an entry
+/// stops a tune build).
 pub const fn index(v: i32) -> usize {
     let mut i = 0;
     while PARAMS[i].default != v {
@@ -60,7 +59,11 @@ pub const fn index(v: i32) -> usize {
     i
 }
 
-/// The constant `v` (its value in lib.rs).
+/// The PARAMS entry named `name`, in any case.
+pub fn param(name: &str) -> Option<&'static Param> {
+    PARAMS.iter().find(|p| p.name.eq_ignore_ascii_case(name))
+}
+
 #[cfg(not(feature = "tune"))]
 macro_rules! c {
     ($v:literal) => {
@@ -68,7 +71,6 @@ macro_rules! c {
     };
 }
 
-/// The constant whose value in lib.rs is `v`, as the tuner set it (`v` until then).
 #[cfg(feature = "tune")]
 macro_rules! c {
     ($v:literal) => {{
@@ -77,7 +79,6 @@ macro_rules! c {
     }};
 }
 
-/// A tune build's values in play, set by `set` (UCI's `setoption`).
 #[cfg(feature = "tune")]
 static VALUES: [std::sync::atomic::AtomicI32; PARAMS.len()] = {
     let mut v = [const { std::sync::atomic::AtomicI32::new(0) }; PARAMS.len()];
@@ -95,21 +96,17 @@ pub fn get(i: usize) -> i32 {
     VALUES[i].load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// Sets the constant named `name` (a tune build's UCI option) to `value`; the error says
-/// what is wrong (an unknown name, or a value out of its range), and nothing changes then.
+/// Sets the constant `name` (a tune build's UCI option); an unknown name or a value out of
+/// range is refused, saying which.
 #[cfg(feature = "tune")]
 pub fn set(name: &str, value: i64) -> Result<(), String> {
-    let i = PARAMS
-        .iter()
-        .position(|p| p.name.eq_ignore_ascii_case(name))
-        .ok_or(format!("unknown option '{name}'"))?;
-    let p = PARAMS[i];
+    let p = param(name).ok_or(format!("unknown option '{name}'"))?;
     if !(i64::from(p.min)..=i64::from(p.max)).contains(&value) {
         return Err(format!(
             "{} takes {} to {}, not {value}",
             p.name, p.min, p.max
         ));
     }
-    VALUES[i].store(value as i32, std::sync::atomic::Ordering::Relaxed);
+    VALUES[index(p.default)].store(value as i32, std::sync::atomic::Ordering::Relaxed);
     Ok(())
 }

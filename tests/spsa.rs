@@ -1,8 +1,9 @@
-//! The SPSA runner from the command line: a bad name or range is refused with exit code 2
-//! and the state untouched, a missing or wrong engine or a failing fastchess stops the run
-//! with exit code 1 and the state as it was, and a whole run (with a stand-in fastchess that
-//! reports a result without playing, and a stand-in tune build) saves, logs, resumes,
-//! reports and applies its values to a copy of the sources. No real games are played.
+//! rmax-spsa from the command line: a bad name or range is refused with exit code 2 and the
+//! state untouched; a dry run prints the next fastchess command; a missing or wrong engine, a
+//! failing fastchess or a result not of the values planned stops the run with exit code 1 and
+//! the state as it was; and a whole run (a stand-in fastchess that reports a result without
+//! playing, a stand-in tune build) saves, logs, resumes, reports and applies its values to a
+//! copy of the sources. No real games are played.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -10,7 +11,7 @@ use std::process::Command;
 
 /// Runs the runner in `dir`: (exit code, standard output, standard error).
 fn spsa(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_spsa"))
+    let out = Command::new(env!("CARGO_BIN_EXE_rmax-spsa"))
         .args(args)
         .current_dir(dir)
         .output()
@@ -95,32 +96,50 @@ fn bad_names_and_ranges_are_refused_with_exit_code_2() {
     let dir = scratch("bad");
     for (args, message) in [
         (
-            &["--params", "RfpMargin,Bogus"][..],
-            "unknown parameter 'Bogus'",
+            "--params RfpMargin,Bogus",
+            "unknown parameter 'Bogus' in --params",
+        ),
+        ("--params RfpMargin,rfpmargin", "RfpMargin named twice"),
+        ("--set AspWindow=500", "AspWindow takes 8 to 80, not '500'"),
+        ("--set RfpMargin=x", "RfpMargin takes 20 to 200, not 'x'"),
+        ("--set Nope=5", "unknown parameter 'Nope' in --set"),
+        (
+            "--params RfpDepth --set RfpMargin=80",
+            "--set RfpMargin: it is not tuned",
+        ),
+        ("--set RfpMargin", "--set takes Name=value"),
+        ("--pairs x", "--pairs takes 1 to 10000, not 'x'"),
+        (
+            "--tc 2+0.02 --nodes 100",
+            "--tc and --nodes exclude each other",
         ),
         (
-            &["--set", "AspWindow=500"][..],
-            "AspWindow takes 8 to 80, not '500'",
+            "--tc fast",
+            "--tc takes a time control such as 2+0.02, not 'fast'",
         ),
-        (&["--pairs", "x"][..], "--pairs takes 1 to 10000, not 'x'"),
-        (&["--frobnicate"][..], "unknown argument '--frobnicate'"),
-        (&["--report"][..], "no state file at spsa-state.txt"),
+        ("--r-end 0", "--r-end takes"),
+        ("--seed 1 --seed 2", "--seed given twice"),
+        ("--iterations", "--iterations needs a value"),
+        ("--frobnicate", "unknown option '--frobnicate'"),
+        (
+            "--build --engine x",
+            "--build builds target/tune/release/rmax: it takes no --engine",
+        ),
+        ("--report", "no state file at spsa-state.txt"),
     ] {
-        let (code, _, err) = spsa(&dir, args);
-        assert_eq!(code, Some(2), "{args:?}: {err}");
-        assert!(err.contains(message), "{args:?}: {err}");
+        let (code, _, err) = spsa(&dir, &args.split(' ').collect::<Vec<_>>());
+        assert_eq!(code, Some(2), "{args}: {err}");
+        assert!(err.contains(message), "{args}: {err}");
     }
-    // a state file edited out of range is refused, and left as it was
-    let state = "iterations 10\npairs 1\nlimit tc=inf nodes=2000\nhash 1\nopenings openings.epd\n\
-        r_end 0.002\nseed 1\ndone 2\nrng 5\ngames 2 0 2\n\
-        param RfpMargin start 71 min 20 max 200 c_end 8 theta 300\n";
+    no_state_written(&dir);
+    // a state file that is not one rmax-spsa wrote is refused, and left as it was
+    let state = "--params RfpMargin --iterations 10 --pairs 1\ndone 2\n";
     fs::write(dir.join("spsa-state.txt"), state).expect("a state");
     for args in [&["--report"][..], &["--dry-run"][..]] {
         let (code, _, err) = spsa(&dir, args);
         assert_eq!(code, Some(2), "{err}");
         assert!(
-            err.contains("spsa-state.txt")
-                && err.contains("RfpMargin's value 300 is out of its range"),
+            err.contains("the state file spsa-state.txt is not one rmax-spsa wrote"),
             "{err}"
         );
     }
@@ -136,25 +155,45 @@ fn bad_names_and_ranges_are_refused_with_exit_code_2() {
     );
 }
 
+/// A dry run prints the next iteration's fastchess command (the defaults, or the settings
+/// given), and writes nothing.
 #[test]
 fn a_dry_run_prints_the_next_command_and_writes_nothing() {
     let dir = scratch("dry");
-    let args = "--dry-run --params RfpMargin --nodes 2000 --fastchess fc --seed 1";
-    let (code, out, err) = spsa(&dir, &args.split(' ').collect::<Vec<_>>());
-    assert_eq!(code, Some(0), "{err}");
+    let dry = |args: &str| {
+        let (code, out, err) = spsa(&dir, &args.split(' ').collect::<Vec<_>>());
+        assert_eq!(code, Some(0), "{err}");
+        out
+    };
+    let out = dry("--dry-run --fastchess fc");
+    let first = "rmax-spsa: RfpMargin,RfpDepth,";
+    let defaults = "(15 constants), 2000 iterations of 4 game pairs at tc=2+0.02, hash 8 MB; state in spsa-state.txt\n";
+    assert!(out.starts_with(first) && out.contains(defaults), "{out}");
     assert!(
         out.contains(
-            "spsa: RfpMargin (1 constant), 2000 iterations of 4 game pairs at \
-             tc=inf nodes=2000, hash 1 MB"
+            "-each tc=2+0.02 option.Hash=8 proto=uci -rounds 4 -repeat -concurrency 2 -openings \
+        file=tests/data/openings.epd format=epd order=random -srand "
         ),
         "{out}"
     );
-    assert!(
-        out.contains("fc -engine cmd=target/tune/release/rmax name=plus option.RfpMargin="),
-        "{out}"
+    let out = dry("--dry-run --params RfpMargin,rfpdepth --nodes 2000 --pairs 3 --fastchess fc --seed 1 --state a.txt --engine /x/rmax");
+    let words: Vec<&str> = out.lines().nth(1).expect("a command").split(' ').collect();
+    let values: Vec<i32> = words
+        .iter()
+        .filter_map(|w| w.split_once('=')?.1.parse().ok())
+        .take(4)
+        .collect();
+    let expected = format!(
+        "fc -engine cmd=/x/rmax name=plus option.RfpMargin={} option.RfpDepth={} -engine cmd=/x/rmax name=minus \
+         option.RfpMargin={} option.RfpDepth={} -each tc=inf nodes=2000 option.Hash=1 proto=uci -rounds 3 -repeat \
+         -concurrency 2 -openings file=tests/data/openings.epd format=epd order=random -srand {} -config \
+         outname=a.txt.fastchess.json",
+        values[0], values[1], values[2], values[3], words[words.len() - 3]
     );
+    assert_eq!(words.join(" "), expected);
+    let out = dry("--dry-run --params RfpMargin --openings my_book.pgn --tc 10+0.1 --fastchess fc");
     assert!(
-        out.contains("-each tc=inf nodes=2000 option.Hash=1 proto=uci -rounds 4"),
+        out.contains("tc=10+0.1 option.Hash=8") && out.contains("format=pgn"),
         "{out}"
     );
     no_state_written(&dir);
@@ -205,7 +244,7 @@ fn a_missing_or_wrong_engine_or_a_failing_fastchess_stops_with_exit_code_1() {
     ]));
     assert_eq!(code, Some(1), "{err}");
     assert!(
-        err.contains("fastchess not found at '/nowhere/fastchess'"),
+        err.contains("fastchess not found at /nowhere/fastchess"),
         "{err}"
     );
     // fastchess fails without a result: its last lines are shown, no state is written
@@ -221,6 +260,53 @@ fn a_missing_or_wrong_engine_or_a_failing_fastchess_stops_with_exit_code_1() {
             && err.contains("Engine binary does not exist: x"),
         "{err}"
     );
+    no_state_written(&dir);
+}
+
+/// The engine must offer each constant's whole range; fastchess's result must count all the
+/// games planned, readably, with no warning about an option (a value the engine did not take).
+#[cfg(unix)]
+#[test]
+fn a_result_not_of_the_values_planned_stops_the_run() {
+    let dir = scratch("result");
+    let engine = tune_build(&dir);
+    let narrow = "echo 'option name RfpMargin type spin default 71 min 30 max 200'\necho uciok\n";
+    let narrow = script(&dir, "narrow", narrow);
+    let games = "echo 'Games: 2, Wins: 2, Losses: 0, Draws: 0, Points: 2.0 (100.00 %)'\n";
+    let warning = format!("echo \"Warning; plus doesn't have option RfpMargin\"\n{games}");
+    let warned = script(&dir, "warned", &warning);
+    let short = games.replace("Games: 2", "Games: 1");
+    let short = script(&dir, "short", &short);
+    let garbled = script(&dir, "garbled", "echo 'Games: 2, Wins: two'\n");
+    for (engine, fastchess, message) in [
+        (
+            &narrow,
+            &warned,
+            "takes RfpMargin from 30 to 200, the run moves it from 20 to 200",
+        ),
+        (
+            &engine,
+            &warned,
+            "doesn't have option RfpMargin': the engine did not take a value",
+        ),
+        (
+            &engine,
+            &short,
+            "fastchess counted 1 games, not the 2 planned",
+        ),
+        (
+            &engine,
+            &garbled,
+            "cannot read fastchess's 'Games: 2, Wins: two'",
+        ),
+    ] {
+        let args = "--params RfpMargin --nodes 2000 --pairs 1 --openings openings.epd";
+        let mut args: Vec<&str> = args.split(' ').collect();
+        args.extend(["--engine", engine, "--fastchess", fastchess]);
+        let (code, _, err) = spsa(&dir, &args);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains(message), "{message}: {err}");
+    }
     no_state_written(&dir);
 }
 
@@ -270,14 +356,25 @@ fn a_run_saves_after_every_iteration_resumes_reports_and_applies() {
     assert!(out.contains("3/5  W 2 D 0 L 0  RfpMargin "), "{out}");
     let saved = fs::read_to_string(dir.join("run.txt")).expect("a state");
     assert!(
-        saved.contains("done 3\n") && saved.contains("games 6 0 0\n"),
+        saved.contains("\ndone 3 rng ") && saved.contains(" games 6 0 0\n"),
         "{saved}"
     );
     // resumed with the same settings (given again, or left out): iterations 4 and 5
     let resume = ["--engine", &engine, "--fastchess", &fastchess];
     let (code, out, err) = spsa(
         &dir,
-        &[&resume[..], &["--state", "run.txt", "--pairs", "1"]].concat(),
+        &[
+            &resume[..],
+            &[
+                "--state",
+                "run.txt",
+                "--pairs",
+                "1",
+                "--params",
+                "rfpmargin,AspWindow",
+            ],
+        ]
+        .concat(),
     );
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(
@@ -308,8 +405,16 @@ fn a_run_saves_after_every_iteration_resumes_reports_and_applies() {
         &["--state", "run.txt", "--pairs", "4", "--engine", &engine],
     );
     assert_eq!(code, Some(2), "{err}");
+    let ours = "run.txt holds a run of\n  --params RfpMargin,AspWindow --iterations 5 --pairs 1 ";
     assert!(
-        err.contains("run.txt holds a run with pairs 1, not 4"),
+        err.contains(ours)
+            && err.contains("not of\n  --params RfpMargin,AspWindow --iterations 5 --pairs 4 "),
+        "{err}"
+    );
+    let (code, _, err) = spsa(&dir, &["--state", "run.txt", "--set", "RfpMargin=80"]);
+    assert!(
+        code == Some(2)
+            && err.contains("--set starts a run, and run.txt holds one (5 iterations done)"),
         "{err}"
     );
     assert_eq!(

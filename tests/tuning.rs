@@ -1,9 +1,11 @@
 //! The search's tunable constants: `c!(v)` in src/lib.rs and `rmax::tuning::PARAMS` agree,
-//! and only a tune build offers them as UCI options.
+//! and only a tune build offers them as UCI options; what the tools share (`rmax::tuning`).
 
 mod common;
 
+use rmax::tuning::tools::{duration, fastchess_games, shell_line, valid_tc, Args, Rng};
 use rmax::tuning::{index, PARAMS};
+use rmax::W;
 use std::fs;
 
 /// The values `v` of every `c!(v)` in `src`, in order.
@@ -65,4 +67,102 @@ fn a_normal_build_offers_no_search_constants() {
     r.send("isready");
     let reply = r.expect("readyok\n", 5.0);
     assert!(reply.contains("unknown option"), "{reply}");
+}
+
+/// `Board::terms` is linear in its weights, which lets the tuner and `eval` take a term alone
+/// (rmax::tuning::features): two weight sets and their sum, on positions with passed pawns,
+/// open files, pawn shields and lopsided material.
+#[test]
+fn terms_are_linear_in_their_weights() {
+    let a: Vec<i32> = (0..W.len() as i32).map(|i| (i * 7) % 23 - 11).collect();
+    let b: Vec<i32> = (0..W.len() as i32).map(|i| (i * 5) % 17 - 8).collect();
+    let sum: Vec<i32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    for fen in [
+        common::ITALIAN,
+        common::KIWIPETE,
+        common::MIDDLEGAME,
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11",
+    ] {
+        let board = rmax::Board::from_fen(fen).expect("a FEN");
+        assert_eq!(
+            board.terms(&sum),
+            board.terms(&a) + board.terms(&b),
+            "{fen}"
+        );
+    }
+}
+
+#[test]
+fn the_tools_read_their_flags() {
+    let read = |line: &str| {
+        Args::read(
+            &line.split_whitespace().collect::<Vec<_>>(),
+            &["--n", "--x"],
+            &["--dry"],
+        )
+    };
+    let a = read("FILE --n 5 --dry more").expect("read");
+    assert_eq!(
+        (
+            a.words.join(" "),
+            a.get("--n"),
+            a.has("--dry"),
+            a.has("--x")
+        ),
+        ("FILE more".into(), Some("5"), true, false)
+    );
+    assert_eq!(a.number("--n", 1u32, 0, 9), Ok(5));
+    assert_eq!(a.number("--x", 1.5, 0.0, 9.0), Ok(1.5), "the default");
+    assert_eq!(
+        a.number("--n", 1u32, 6, 9),
+        Err("--n takes 6 to 9, not '5'".into())
+    );
+    let bad = |line: &str| read(line).expect_err(line);
+    assert_eq!(bad("--n"), "--n needs a value");
+    assert_eq!(bad("--n 1 --n 2"), "--n given twice");
+    assert_eq!(bad("--speed\x1b"), "unknown option '--speed\\u{1b}'");
+    let x = Args::read(&["--x", "nan"], &["--x"], &[]).expect("read");
+    assert!(
+        x.number("--x", 0.0, 0.0, 1.0).is_err(),
+        "not a number in range"
+    );
+}
+
+#[test]
+fn the_tools_read_fastchess_and_write_for_people() {
+    let out =
+        "Games: 2, Wins: 1, Losses: 1, Draws: 0, Points: 1.0 (50.00 %)\nElo: 88.74 +/- 400.00\n\
+               Games: 4, Wins: 2, Losses: 1, Draws: 1, Points: 2.5 (62.50 %)\nFinished match\n";
+    assert_eq!(
+        fastchess_games(out),
+        Ok([4, 2, 1, 1]),
+        "the last count: games, W D L"
+    );
+    assert_eq!(
+        fastchess_games("Engine binary does not exist"),
+        Err("fastchess printed no result".into())
+    );
+    let e = fastchess_games("Games: 4, Wins: two\n").expect_err("unreadable");
+    assert!(
+        e.contains("cannot read fastchess's 'Games: 4, Wins: two'"),
+        "{e}"
+    );
+    for tc in ["10+0.1", "2+0.02", "40/60+0.5", "8", "0.5+0"] {
+        assert!(valid_tc(tc), "{tc}");
+    }
+    for tc in ["", "+1", "x+1", "10+", "a/10", "10+-1", "inf+1", "40/"] {
+        assert!(!valid_tc(tc), "{tc}");
+    }
+    let words = ["a", "b c", "it's", "x=1"].map(String::from);
+    assert_eq!(shell_line(&words), r"a 'b c' 'it'\''s' x=1");
+    assert_eq!(
+        [42.4, 1025.0, 12_000.0].map(duration),
+        ["42 s", "17 min 5 s", "3 h 20 min"]
+    );
+    let (mut a, mut b) = (Rng(7), Rng(7));
+    assert!(
+        (0..1000).all(|_| a.next_u64() == b.next_u64()),
+        "a seed, one sequence"
+    );
+    assert!((0..1000).all(|_| a.below(5) < 5 && (0.0..1.0).contains(&a.uniform())));
 }

@@ -628,7 +628,11 @@ pub enum Parsed {
 /// lenient about `x`, `-`, `=` and lower-case piece letters other than `b`) or in coordinates
 /// (`e2e4`, `e7e8q`). A missing promotion piece means a queen.
 pub fn read_move(board: &Board, text: &str) -> Parsed {
-    let legal = board.gen(false);
+    read_among(board, text, board.gen(false))
+}
+
+/// `read_move` choosing among `legal` (refusal.rs passes every from-to-promotion triple).
+pub fn read_among(board: &Board, text: &str, legal: Vec<Move>) -> Parsed {
     let pick = |found: Vec<Move>| match found.as_slice() {
         [] => Parsed::Illegal,
         [m] => Parsed::Move(*m),

@@ -700,16 +700,14 @@ impl Terminal {
                     moves.join(" or ")
                 );
             }
-            // in check, the reason most moves are illegal, which a person easily misses
-            Parsed::Illegal if board.in_check() => say!(
-                "Illegal move '{}': {} is in check (type moves to list the legal moves).",
-                short(text),
-                colour(board.side)
-            ),
-            Parsed::Illegal => say!(
-                "Illegal move '{}' (type moves to list the legal moves).",
-                short(text)
-            ),
+            // the one true reason (in check, the check only when it is the reason)
+            Parsed::Illegal => match crate::refusal::why(&board, text) {
+                Some(why) => say!("Illegal move '{}': {why}.", short(text)),
+                None => say!(
+                    "Illegal move '{}' (type moves to list the legal moves).",
+                    short(text)
+                ),
+            },
         }
     }
 

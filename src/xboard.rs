@@ -278,7 +278,10 @@ impl Xboard {
     pub fn user_move(&mut self, text: &str) {
         // an illegal move changes nothing: a search under way goes on and plays its move
         let Parsed::Move(m) = read_move(self.game.board(), text) else {
-            return say!("Illegal move: {}", short(text));
+            return match crate::refusal::why(self.game.board(), text) {
+                Some(why) => say!("Illegal move ({why}): {}", short(text)),
+                None => say!("Illegal move: {}", short(text)),
+            };
         };
         self.abort();
         self.game.push(m);

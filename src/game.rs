@@ -459,6 +459,11 @@ pub enum Parsed {
 /// `x`, `-`, `=` and lower-case piece letters but `b`) or coordinates (`e2e4`, `e7e8q`); no
 /// promotion piece is a queen. Text of a move's shape that fits no legal move is Illegal.
 pub fn read_move(board: &Board, text: &str) -> Parsed {
+    read_among(board, text, board.gen(false))
+}
+
+/// `read_move` choosing among `legal` (refusal.rs passes every from-to-promotion triple).
+pub fn read_among(board: &Board, text: &str, legal: Vec<Move>) -> Parsed {
     let text = text.trim();
     let ep = ["e.p.", "ep"]
         .iter()
@@ -510,7 +515,7 @@ pub fn read_move(board: &Board, text: &str) -> Parsed {
                 && promo.map_or(m.promo == 0 || m.promo == 5, |p| m.promo == p)
         }
     };
-    let found: Vec<Move> = board.gen(false).into_iter().filter(fits).collect();
+    let found: Vec<Move> = legal.into_iter().filter(fits).collect();
     match found[..] {
         [] => Parsed::Illegal,
         [m] => Parsed::Move(m),

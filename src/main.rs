@@ -25,6 +25,7 @@ mod input;
 mod level;
 mod output;
 mod pace;
+mod refusal;
 mod review;
 mod searcher;
 mod terminal;

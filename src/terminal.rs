@@ -556,9 +556,6 @@ impl Terminal {
     fn human_move(&mut self, text: &str) {
         let (board, over) = (*self.game.board(), self.game.end().is_some());
         let (parsed, text) = (read_move(&board, text), short(text));
-        // in check, the reason most moves are illegal, which a person easily misses
-        let check = format!(": {} is in check", colour(board.side));
-        let check = if board.in_check() { check.as_str() } else { "" };
         match parsed {
             Parsed::NotAMove => {
                 say!("Unknown command or move '{text}': type help for the commands.")
@@ -573,9 +570,11 @@ impl Terminal {
                 let moves = moves.join(" or ");
                 say!("Ambiguous move '{text}': it could be {moves}.");
             }
-            Parsed::Illegal => {
-                say!("Illegal move '{text}'{check} (type moves to list the legal moves).")
-            }
+            // the one true reason (in check, the check only when it is the reason)
+            Parsed::Illegal => match crate::refusal::why(&board, &text) {
+                Some(why) => say!("Illegal move '{text}': {why}."),
+                None => say!("Illegal move '{text}' (type moves to list the legal moves)."),
+            },
         }
     }
 

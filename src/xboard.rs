@@ -235,7 +235,10 @@ impl Xboard {
     /// A move of the other side; an illegal one changes nothing (a search goes on).
     fn user_move(&mut self, text: &str) {
         let Parsed::Move(m) = read_move(self.game.board(), text) else {
-            return say!("Illegal move: {}", short(text));
+            return match crate::refusal::why(self.game.board(), text) {
+                Some(why) => say!("Illegal move ({why}): {}", short(text)),
+                None => say!("Illegal move: {}", short(text)),
+            };
         };
         self.abort();
         self.game.push(m);

@@ -150,7 +150,10 @@ fn setboard_undo_and_remove() {
     r.send("undo");
     // Black to move again: e7e5 was taken back
     r.send("usermove d2d4");
-    assert_eq!(r.line("Illegal", 5.0), "Illegal move: d2d4");
+    assert_eq!(
+        r.line("Illegal", 5.0),
+        "Illegal move (the piece on d2 is White's): d2d4"
+    );
     r.send("usermove e7e6");
     r.send("remove");
     // both moves taken back: White to move in the start position
@@ -172,10 +175,13 @@ fn ping_illegal_moves_and_unknown_commands() {
     r.send("ping 42");
     assert_eq!(r.line("pong", 5.0), "pong 42");
     r.send("new\nforce\nusermove e2e5");
-    assert_eq!(r.line("Illegal", 5.0), "Illegal move: e2e5");
+    // CECP's form with a reason
+    let reason = "Illegal move (a pawn cannot move from e2 to e5): e2e5";
+    assert_eq!(r.line("Illegal", 5.0), reason);
     r.send("e2e4");
     r.send("e7e4");
-    assert_eq!(r.line("Illegal", 5.0), "Illegal move: e7e4");
+    let reason = "Illegal move (a pawn cannot move from e7 to e4): e7e4";
+    assert_eq!(r.line("Illegal", 5.0), reason);
     r.send("frobnicate 3");
     assert_eq!(r.line("Error", 5.0), "Error (unknown command): frobnicate");
     r.send("level x y z");
@@ -234,7 +240,8 @@ fn an_illegal_move_while_thinking_changes_nothing_and_the_engine_still_moves() {
     r.send("new\nst 1\ne2e4");
     r.line("1 ", 5.0); // thinking
     r.send("e2e5");
-    assert_eq!(r.line("Illegal", 5.0), "Illegal move: e2e5");
+    let reason = "Illegal move (there is no piece on e2): e2e5";
+    assert_eq!(r.line("Illegal", 5.0), reason);
     let m = r.engine_move(5.0);
     assert!(legal(&board_after(START, &["e2e4"]), &m), "{m}");
     // and the game goes on

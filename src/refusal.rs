@@ -1,0 +1,199 @@
+//! Why a move is refused: for a text that is move syntax but no legal move, the one reason that
+//! is true, in a club player's words. The rules run in a player's order: our piece there, its
+//! way of moving, a promotion, its path, the target, a pawn's capture; castling's rules; last the
+//! king (a pin, a king walking into check, a check left unanswered), so that a check never
+//! hides a blocked path.
+
+use crate::game::{colour, read_among, read_move, Parsed};
+use rmax::{square_name as sq, Board, Move};
+
+const NAMES: [&str; 7] = ["piece", "pawn", "knight", "bishop", "rook", "queen", "king"];
+
+/// Why `text` is refused in `board`; None for a legal or ambiguous move, or no move syntax.
+pub fn why(board: &Board, text: &str) -> Option<String> {
+    let (text, us) = (text.trim(), board.side);
+    if !matches!(read_move(board, text), Parsed::Illegal) {
+        return None;
+    }
+    if text.starts_with(['O', '0', 'o']) {
+        return castling(board, text.matches(['O', '0', 'o']).count() > 2);
+    }
+    // what the text names, by read_move's own rules, on a board holding a `k` on every square:
+    // SAN names one piece type, coordinates fit them all
+    let named = |k: u8| {
+        let mut full = *board;
+        full.b = [k | us; 128];
+        match read_among(&full, text, every_triple()) {
+            Parsed::Move(m) => vec![m],
+            Parsed::Ambiguous(v) => v,
+            _ => vec![],
+        }
+    };
+    let kinds: Vec<u8> = (1..7).filter(|&k| !named(k).is_empty()).collect();
+    let (&k, san) = (kinds.first()?, kinds.len() == 1);
+    let mut ours = named(k);
+    let to = sq(ours.first()?.to);
+    ours.retain(|m| !san || board.b[m.from] == us | k);
+    let one = ours.iter().all(|m| m.from == ours[0].from);
+    // the move that gets furthest speaks (the first of equals)
+    let best = ours.iter().rev().map(|&m| fault(board, m, text));
+    let (stage, reason) = best.max_by_key(|f| f.0).unwrap_or_default();
+    let (white, piece) = (colour(us).to_lowercase(), NAMES[k as usize]);
+    match stage {
+        8 => None,
+        _ if !san || stage > 2 || one && stage > 0 => Some(reason),
+        _ if board.b.contains(&(us | k)) => Some(format!("no {white} {piece} can move to {to}")),
+        _ => Some(format!("{} has no {piece}", colour(us))),
+    }
+}
+
+/// Every from-to-promotion triple (promotion 0 to 6: none, or any piece type a text may name).
+fn every_triple() -> Vec<Move> {
+    let squares = || (0..128).filter(|s| s & 0x88 == 0);
+    let to_all = move |from| squares().map(move |to| (from, to));
+    let promos = |(from, to)| (0..7).map(move |promo| Move { from, to, promo });
+    squares().flat_map(to_all).flat_map(promos).collect()
+}
+
+/// How far move `m` (named by `text`) gets: the first rule it breaks, by its place in the
+/// order (0 no piece, 1 not ours, 2 its way of moving, 3 promotion, 4 path, 5 target, 6 a
+/// pawn's capture, 7 castling or the king), and why; 8 when it breaks none.
+fn fault(b: &Board, m: Move, text: &str) -> (usize, String) {
+    let (f, t, us, p) = (m.from, m.to, b.side, b.b[m.from]);
+    let (k, last) = (p & 7, p & 7 == 1 && t >> 4 == [7, 0][us as usize / 16]);
+    let castle = p == us | 6 && f.abs_diff(t) == 2 && f == [4, 116][us as usize / 16];
+    let staged = |r: Option<String>| r.map_or((8, String::new()), |r| (7, r));
+    if castle && m.promo == 0 {
+        return staged(castling(b, t < f)); // e1g1, Kg1: castling's rules
+    }
+    let straight = k == 1 && f & 7 == t & 7; // a pawn's step forward: blocked by any piece
+    let mut path = between(f, t);
+    path.extend(Some(t).filter(|_| straight));
+    let block = path.into_iter().find(|&s| b.b[s] > 0).unwrap_or(f);
+    let promote = match (k, last) {
+        (1, true) => "a pawn is promoted to a queen, rook, bishop or knight",
+        (1, false) => "a pawn is promoted only on the last rank",
+        _ => "only a pawn is promoted",
+    };
+    let (piece, from, to, whose) = (NAMES[k as usize], sq(f), sq(t), whose(b, t));
+    let (mover, blocker) = (name(b, f), name(b, block));
+    let nothing = format!("there is nothing on {to} for the pawn to capture");
+    let (stage, reason) = if p == 0 {
+        (0, format!("there is no piece on {from}"))
+    } else if p & 24 != us {
+        (1, format!("the piece on {from} is {}'s", colour(p & 24)))
+    } else if !castle && !reaches(k, us, f, t) {
+        (2, format!("a {piece} cannot move from {from} to {to}"))
+    } else if (m.promo > 0) != last || m.promo % 5 == 1 {
+        (3, promote.to_string())
+    } else if block != f {
+        (4, format!("{mover} is blocked by {blocker}"))
+    } else if b.b[t] & 24 == us {
+        (5, format!("{to} is occupied by {whose}"))
+    } else if k == 1 && !straight && b.b[t] == 0 && t != b.ep {
+        (6, nothing)
+    } else {
+        return staged(king(b, m, text));
+    };
+    (stage, reason)
+}
+
+/// Why move `m` (named by `text`), sound in every other way, is illegal: the king it leaves in
+/// check or walks into check; None if it does not.
+fn king(b: &Board, m: Move, text: &str) -> Option<String> {
+    let (us, mut after) = (b.side, b.after(m));
+    after.side ^= 24;
+    let king = (0..128).find(|&s| after.b[s] == us | 6)?;
+    let now = attackers(&after.b, king, us ^ 24);
+    let was = attackers(&b.b, king, us ^ 24);
+    // a check still there is the reason; else a new attacker pins the piece that moved
+    let pin = now.iter().find(|s| !was.contains(s));
+    let (mover, by_now, by_was, side) = (name(b, m.from), by(b, &now), by(b, &was), colour(us));
+    Some(if !after.in_check() {
+        return None;
+    } else if b.b[m.from] & 7 == 6 {
+        format!("the king would be in check from {by_now}")
+    } else if let Some(&s) = pin.filter(|_| !was.iter().any(|s| now.contains(s))) {
+        format!("{mover} is pinned to the king by {}", name(b, s))
+    } else {
+        format!("{side} is in check from {by_was}, and {text} does not answer it")
+    })
+}
+
+/// Why castling (`long`: queenside) is refused; None when it is legal.
+fn castling(b: &Board, long: bool) -> Option<String> {
+    let (us, home) = (b.side, [0, 112][b.side as usize / 16]);
+    let (wing, rook, pass, land, mut free) = match long {
+        true => ("queenside", 0, 3, 2, 1..4),
+        false => ("kingside", 7, 5, 6, 5..7),
+    };
+    let seen = |s: usize| by(b, &attackers(&b.b, home + s, us ^ 24));
+    let walk = [("pass through", pass), ("land on", land)];
+    let walk = walk.into_iter().find(|&(_, s)| !seen(s).is_empty());
+    Some(if b.castle & (1 + long as usize) << (us / 8 * 2 - 2) == 0 {
+        let rook = sq(home + rook);
+        let wing = format!("castle {wing} (the king or the {rook} rook has moved)");
+        format!("{} has no right to {wing}", colour(us))
+    } else if b.in_check() {
+        "the king cannot castle out of check".to_string()
+    } else if let Some(s) = free.find(|&s| b.b[home + s] > 0) {
+        format!("{} is occupied by {}", sq(home + s), whose(b, home + s))
+    } else if let Some((walk, s)) = walk {
+        let (at, by) = (sq(home + s), seen(s));
+        format!("the king would {walk} {at}, attacked by {by}")
+    } else {
+        return None;
+    })
+}
+
+/// Can a `k` of colour `side` go from `f` to `t` on an empty board? A pawn: a step forward, a
+/// double step from its first rank, a capture.
+fn reaches(k: u8, side: u8, f: usize, t: usize) -> bool {
+    let ((x, y), up) = (delta(f, t), [0, 1, -1][side as usize / 8]);
+    let first = f >> 4 == [1, 6][side as usize / 16];
+    let pawn = y == up && x.abs() < 2 || x == 0 && y == 2 * up && first;
+    let (line, diagonal, knight) = (x * y == 0, x.abs() == y.abs(), x.abs() * y.abs() == 2);
+    let king = x.abs().max(y.abs()) == 1;
+    f != t && [king, pawn, knight, diagonal, line, line || diagonal, king][k as usize]
+}
+
+/// Files and ranks from `f` to `t`.
+fn delta(f: usize, t: usize) -> (i32, i32) {
+    let (f, t) = (f as i32, t as i32);
+    (t % 16 - f % 16, t / 16 - f / 16)
+}
+
+/// The squares strictly between `f` and `t` on a rank, file or diagonal (none off a line).
+fn between(f: usize, t: usize) -> Vec<usize> {
+    let (x, y) = delta(f, t);
+    let d = x.signum() + 16 * y.signum();
+    let n = x.abs().max(y.abs()) * (x * y == 0 || x.abs() == y.abs()) as i32; // 0 off a line
+    (1..n).map(|i| (f as i32 + i * d) as usize).collect()
+}
+
+/// The squares of the pieces of colour `them` that attack square `s` on `b`.
+fn attackers(b: &[u8; 128], s: usize, them: u8) -> Vec<usize> {
+    let hits = |q: usize| reaches(b[q] & 7, them, q, s) && (b[q] & 7 != 1 || q & 7 != s & 7);
+    let clear = |q: usize| between(q, s).iter().all(|&x| b[x] == 0);
+    let theirs = |q: usize| q & 0x88 == 0 && b[q] & 24 == them;
+    let attacks = |q: &usize| theirs(*q) && hits(*q) && clear(*q);
+    (0..128).filter(attacks).collect()
+}
+
+/// "your knight", "Black's knight"
+fn whose(b: &Board, s: usize) -> String {
+    let theirs = format!("{}'s", colour(b.b[s] & 24));
+    let owner = [&theirs[..], "your"][(b.b[s] & 24 == b.side) as usize];
+    format!("{owner} {}", NAMES[b.b[s] as usize & 7])
+}
+
+/// "the knight on c3"
+fn name(b: &Board, s: usize) -> String {
+    format!("the {} on {}", NAMES[b.b[s] as usize & 7], sq(s))
+}
+
+/// "the rook on e8 and the bishop on b5"
+fn by(b: &Board, squares: &[usize]) -> String {
+    let names: Vec<String> = squares.iter().map(|&s| name(b, s)).collect();
+    names.join(" and ")
+}

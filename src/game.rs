@@ -131,10 +131,8 @@ impl Game {
     /// The game for PGN: the seven tags, `extra`, SetUp and FEN if needed; `*` until it ends.
     pub fn record(&self, white: &str, black: &str, extra: &[(&str, String)]) -> PgnGame {
         let result = self.end().map_or("*", End::score).to_string();
-        let (seven, date) = (
-            ["Event", "Site", "Date", "Round", "White", "Black", "Result"],
-            today(),
-        );
+        let seven = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+        let date = today();
         let values = ["rmax game", "?", &date, "-", white, black, &result].map(str::to_string);
         let extra = extra.iter().map(|(k, v)| (*k, v.clone()));
         let tags = seven.into_iter().zip(values).chain(extra);
@@ -143,11 +141,8 @@ impl Game {
             tags.push(("SetUp".into(), "1".into()));
             tags.push(("FEN".into(), self.start.fen()));
         }
-        PgnGame {
-            tags,
-            game: self.clone(),
-            result,
-        }
+        let game = self.clone();
+        PgnGame { tags, game, result }
     }
 }
 
@@ -174,10 +169,8 @@ impl PgnGame {
     /// The PGN text, with `notes` on the moves (by ply), lines of at most 80 columns.
     pub fn pgn(&self, notes: &[Note]) -> String {
         let escape = |v: &str| v.replace('\\', "\\\\").replace('"', "\\\"");
-        let tags = self
-            .tags
-            .iter()
-            .map(|(k, v)| format!("[{k} \"{}\"]\n", escape(v)));
+        let tag = |(k, v): &(String, String)| format!("[{k} \"{}\"]\n", escape(v));
+        let tags: String = self.tags.iter().map(tag).collect();
         let mut units = vec![];
         let mut noted = false; // the move before had words after it: Black's needs its number
         let moves = self.game.positions().zip(&self.game.moves).enumerate();
@@ -192,7 +185,7 @@ impl PgnGame {
             units.extend(note.after);
         }
         units.push(self.result.clone());
-        tags.collect::<String>() + "\n" + &wrap(&units, 80)
+        tags + "\n" + &wrap(&units, 80)
     }
 }
 
@@ -212,9 +205,8 @@ fn wrap(units: &[String], width: usize) -> String {
 }
 
 fn tag_value<'a>(tags: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    tags.iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.as_str())
+    let found = tags.iter().find(|(k, _)| k == name);
+    found.map(|(_, v)| v.as_str())
 }
 
 /// A piece of PGN text: a tag, a move (or what stands for one), a result, or what is wrong.
@@ -311,8 +303,8 @@ fn word_token(word: &str) -> Option<Token> {
     (!skipped).then(|| Token::Word(rest.to_string()))
 }
 
-/// Reads the games of a PGN text: `strict` (a review) every game, each with a result, errors
-/// naming the game; else (`load`) the first, its result optional. Errors say where.
+/// Reads the games of a PGN text: `strict` (a review) every game, errors naming the game; else
+/// (`load`) the first. Moves without a result at the end are an unfinished game (`*`).
 pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
     let (mut tokens, mut games) = (tokens(text).into_iter().peekable(), vec![]);
     while tokens.peek().is_some() && (strict || games.is_empty()) {
@@ -336,7 +328,8 @@ pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
     Ok(games)
 }
 
-/// The moves of a game up to its result; without one it is cut short (strict: an error).
+/// The moves of a game up to its result; none before the next game's tags, or no moves and
+/// no result, is a game cut short (strict: an error).
 fn read_moves<I>(
     tags: &[(String, String)],
     tokens: &mut Peekable<I>,
@@ -351,6 +344,9 @@ where
             Some(Token::Word(word)) => play(&mut game, &word)?,
             Some(Token::Result(result)) => return Ok((game, result)),
             Some(Token::Bad(e)) => return Err(e),
+            None if tokens.peek().is_none() && !game.moves.is_empty() => {
+                return Ok((game, "*".into()))
+            }
             _ if !strict => return Ok((game, "*".into())),
             _ => {
                 let results = "no result (1-0, 0-1, 1/2-1/2, *)";
@@ -373,17 +369,14 @@ fn first_position(tags: &[(String, String)]) -> Result<Game, String> {
     let given = tag_value(tags, "Variant").unwrap_or("");
     let variant = given.trim().to_ascii_lowercase();
     if !["standard", "chess", "from position", "normal", ""].contains(&variant.as_str()) {
-        let variant = short(given);
-        return Err(format!(
-            "the variant '{variant}' is not standard chess, the only game rmax plays"
-        ));
+        let (variant, why) = (short(given), "not standard chess, the only game rmax plays");
+        return Err(format!("the variant '{variant}' is {why}"));
     }
     let Some(fen) = tag_value(tags, "FEN") else {
         return Ok(Game::new(start_board()));
     };
-    parse_fen(fen.trim())
-        .map(Game::new)
-        .map_err(|e| format!("bad FEN tag: {e}"))
+    let game = parse_fen(fen.trim()).map(Game::new);
+    game.map_err(|e| format!("bad FEN tag: {e}"))
 }
 
 /// Plays the move `word` (SAN or coordinates), or says which move is wrong.
@@ -557,17 +550,4 @@ pub fn san(board: &Board, m: Move) -> String {
         s.push(['+', '#'][usize::from(after.gen(false).is_empty())]);
     }
     s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::civil_from_days;
-
-    #[test]
-    fn days_become_dates() {
-        let days = [0, -1, 11_016, 11_017, 19_782, 20_453].map(civil_from_days);
-        let dates = [(1970, 1, 1), (1969, 12, 31), (2000, 2, 29), (2000, 3, 1)];
-        assert_eq!(days[..4], dates);
-        assert_eq!(days[4..], [(2024, 2, 29), (2025, 12, 31)]);
-    }
 }

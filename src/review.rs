@@ -1,21 +1,23 @@
-//! `review`: a game looked over as analysis sites do it, each move scored, the inaccuracies,
-//! mistakes and blunders marked with the better line, for `rmax review FILE` and the
-//! terminal's `review`. README ("Reviewing a game") and USAGE say how it scores.
+//! `review`: a game looked over as analysis sites do it, for `rmax review FILE` and the
+//! terminal's `review`; README ("Reviewing a game") and HOW_TO_READ say how it scores.
 
 use crate::clock::{plan, Ask};
 use crate::game::{colour, line_san, numbered, read_pgn, Note, PgnGame};
 use crate::input::{int, short};
 use crate::output::{Score, VERSION};
 use crate::searcher::{think, HASH_MB};
-use rmax::{Engine, Move, MATE};
+use rmax::{Board, Engine, Limits, Move, MATE};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The most a position may have (s, nodes); scores are held within CAP_CP (cp) before losses
-/// are taken, a mate counting as much (as lichess caps it: one lost mate does not swamp a
-/// side's average); the better line is shown LINE_PLIES long.
+/// The most a position may have (s, nodes); nodes a position unless told (about 0.5 s on one
+/// core of the machine it was set on), and to lengthen a better line the search cut short.
 const MAX: (f64, i64) = (3600.0, 10_000_000_000);
+pub const NODES: u64 = 1_000_000;
+const EXTEND_NODES: u64 = 20_000;
+/// Scores are held within CAP_CP (cp) before losses are taken, a mate counting as much (as
+/// lichess caps it); the better line is shown LINE_PLIES long.
 const CAP_CP: i32 = 1000;
 const LINE_PLIES: usize = 6;
 /// lichess's winning chances, `2 / (1 + exp(-slope cp)) - 1`, and its marks by their drop.
@@ -27,34 +29,27 @@ const MARKS: [(f64, &str, &str); 3] = [
 ];
 
 /// Below each review's heading, and after USAGE.
-const HOW_TO_READ: &str = "Scores in pawns from White's side; the loss in centipawns from the \
-mover's side.\nMarked by the drop in the mover's winning chances (-1 to 1, lichess's scale): \
-?! from 0.1, ? 0.2, ?? 0.3.";
+const HOW_TO_READ: &str = "Scores in pawns from White's side. Loss: the centipawns a move gave \
+away, from the mover's side,\nscores beyond 10 pawns (and mates) as 10; the move rmax chose \
+itself loses 0. Marked by the drop in\nthe mover's winning chances (-1 to 1, lichess's): ?! from \
+0.1, ? 0.2, ?? 0.3;\nallowing a mate ?? (? below -7, ?! -10), missing one ?? (? above +7, ?! +10).";
 
-const USAGE: &str = "usage: rmax review FILE [--time S | --nodes N] [--out FILE]
+const USAGE: &str = "usage: rmax review FILE [--nodes N | --time S] [--out FILE]
 
-Reviews every game of the PGN file FILE (- reads standard input): each move with its score
-before and after it and its loss, marked ?! (inaccuracy), ? (mistake) or ?? (blunder) with
-the better move and its line; a summary per side. The annotated games go to --out: every tag
-and move kept, each move's score as { [%eval ...] }, a marked move's better line as a
-variation.
+Reviews every game of the PGN file FILE (- reads standard input): each move scored, marked
+?! (inaccuracy), ? (mistake) or ?? (blunder) with the better line; a summary per side. The
+games annotated ({ [%eval ...] }, a marked move's better line as a variation) go to --out.
 
-  --time S    seconds a position (default 0.5)
-  --nodes N   nodes a position instead: the same review on any machine
-  --out FILE  where the annotated PGN goes (default: FILE's name with -review,
-              game-review.pgn for standard input); written whole or not at all";
+  --nodes N   nodes a position (default 1000000, about 0.5 s): the same review anywhere
+  --time S    seconds a position instead
+  --out FILE  the annotated PGN, written whole or not at all (default: FILE's name with
+              -review, game-review.pgn for standard input)";
 
 /// What the search may spend on each position: ms, or nodes.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy)]
 pub enum Budget {
     Millis(u64),
     Nodes(u64),
-}
-
-impl Default for Budget {
-    fn default() -> Budget {
-        Budget::Millis(500)
-    }
 }
 
 impl Budget {
@@ -67,12 +62,11 @@ impl Budget {
         Ok(Budget::Millis((ms.round() as u64).max(1)))
     }
 
-    fn nodes(text: &str) -> Result<Budget, String> {
+    pub fn nodes(text: &str) -> Result<Budget, String> {
         let n = int(text).filter(|n| (1..=MAX.1).contains(n));
-        let wrong = format!("--nodes needs a number of nodes a position, 1 to {}", MAX.1);
-        Ok(Budget::Nodes(
-            n.ok_or(format!("{wrong}, not '{}'", short(text)))? as u64,
-        ))
+        let n = n.map(|n| Budget::Nodes(n as u64));
+        let wrong = format!("needs a number of nodes a position, 1 to {}", MAX.1);
+        n.ok_or(format!("{wrong}, not '{}'", short(text)))
     }
 
     fn describe(self) -> String {
@@ -81,75 +75,125 @@ impl Budget {
             Budget::Nodes(n) => format!("{n} nodes a position"),
         }
     }
+
+    fn limits(self) -> Limits {
+        let mut ask = Ask::default();
+        (ask.movetime, ask.nodes) = match self {
+            Budget::Millis(ms) => (Some(ms as i64), None),
+            Budget::Nodes(n) => (None, Some(n as i64)),
+        };
+        plan(ask).lim
+    }
 }
 
-/// A move reviewed (README, "Reviewing a game"): scores before and after as people read them,
-/// its loss, its mark (glyph, name), the search's other move and its line.
+/// A mark: its glyph, its name, and why when a mate is the reason (`allows mate in 1`).
+type Mark = (&'static str, &'static str, String);
+
+/// A move reviewed: scores before and after as people read them, its loss, its mark and then
+/// the search's line.
 struct Row {
     side: u8,
     played: String,
     before: String,
     after: String,
     loss: i32,
-    mark: Option<(&'static str, &'static str)>,
-    better: Option<(String, String)>,
+    mark: Option<Mark>,
+    better: Option<String>,
 }
 
 /// Reviews a game, `progress(i, n)` said before position i of n.
 fn review(record: &PgnGame, budget: Budget, progress: &mut dyn FnMut(usize, usize)) -> Vec<Row> {
-    let (game, mut engine) = (&record.game, Engine::new(HASH_MB));
-    let mut ask = Ask::default();
-    (ask.movetime, ask.nodes) = match budget {
-        Budget::Millis(ms) => (Some(ms as i64), None),
-        Budget::Nodes(n) => (None, Some(n as i64)),
-    };
-    let (lim, boards) = (plan(ask).lim, game.positions().collect::<Vec<_>>());
+    let (game, mut engine, lim) = (&record.game, Engine::new(HASH_MB), budget.limits());
+    let boards: Vec<Board> = game.positions().copied().collect();
     let keys: Vec<u64> = boards.iter().map(|b| b.key).collect();
     let drawn = game.end().is_some_and(|e| e.score() == "1/2-1/2");
     let mut evals: Vec<(i32, Vec<Move>)> = vec![];
     for (i, board) in boards.iter().enumerate() {
         progress(i, boards.len());
         let over = board.gen(false).is_empty() || i + 1 == boards.len() && drawn;
-        if over {
-            evals.push((-MATE * i32::from(board.in_check()), vec![]));
-            continue;
-        }
-        engine.stop = Arc::default(); // (a search that reached its budget set its flag)
-        let (best, info) = think(&mut engine, board, &keys[..i], lim);
-        let line = if info.pv.first() == best.as_ref() {
-            info.pv
-        } else {
-            best.into_iter().collect()
-        };
-        evals.push((info.score, line));
+        evals.push(match over {
+            true => (-MATE * i32::from(board.in_check()), vec![]),
+            false => search(&mut engine, board, &keys[..i], lim),
+        });
+    }
+    let marks: Vec<Option<Mark>> = (game.moves.iter().enumerate())
+        .map(|(i, m)| judge(evals[i].0, evals[i + 1].0, evals[i].1.first() == Some(m)))
+        .collect();
+    for (i, _) in marks.iter().enumerate().filter(|(_, m)| m.is_some()) {
+        extend(&mut engine, &boards[i], &keys[..i], &mut evals[i].1);
     }
     let shown = |i: usize| match evals[i].1.is_empty() && boards[i].in_check() {
         true => "mate".to_string(),
         false => Score::white(evals[i].0, boards[i].side).pawns(),
     };
-    let row = |(i, &m): (usize, &Move)| {
-        let (before, chosen) = (capped(evals[i].0), evals[i].1.first() == Some(&m));
-        let after = capped(-evals[i + 1].0);
-        let after = if chosen { before } else { after };
-        let mark = MARKS
-            .iter()
-            .find(|mark| chances(before) - chances(after) >= mark.0);
-        let line = &evals[i].1[..evals[i].1.len().min(LINE_PLIES)];
-        let best = line.first().filter(|_| !chosen);
-        let best = best.map(|&b| (numbered(boards[i], b), line_san(boards[i], line)));
-        let (side, played) = (boards[i].side, numbered(boards[i], m));
-        let (before, after, loss) = (shown(i), shown(i + 1), (before - after).max(0));
+    let row = |(i, (&m, mark)): (usize, (&Move, Option<Mark>))| {
+        let (board, (before, line)) = (&boards[i], &evals[i]);
+        let chosen = line.first() == Some(&m);
+        let loss = (capped(*before) - capped(-evals[i + 1].0)).max(0);
+        let line = &line[..line.len().min(LINE_PLIES)];
+        let better = mark.as_ref().map(|_| line_san(board, line));
         Row {
-            side,
-            played,
-            before,
-            after,
-            loss,
-            mark: mark.map(|m| (m.1, m.2)),
-            better: best,
+            side: board.side,
+            played: numbered(board, m),
+            before: shown(i),
+            after: shown(i + 1),
+            loss: if chosen { 0 } else { loss },
+            mark,
+            better,
         }
     };
-    game.moves.iter().enumerate().map(row).collect()
+    game.moves.iter().zip(marks).enumerate().map(row).collect()
+}
+
+/// A search of `board` to `lim` (`keys`: the positions before it): its score and line.
+fn search(engine: &mut Engine, board: &Board, keys: &[u64], lim: Limits) -> (i32, Vec<Move>) {
+    engine.stop = Arc::default(); // (a search that reached its budget set its flag)
+    let (best, info) = think(engine, board, keys, lim);
+    let line = match info.pv.first() == best.as_ref() {
+        true => info.pv,
+        false => best.into_iter().collect(),
+    };
+    (info.score, line)
+}
+
+/// `line` from `board` made LINE_PLIES long where the search cut it short (a hash hit ends a
+/// PV): the position at its end searched briefly, again while that adds moves.
+fn extend(engine: &mut Engine, board: &Board, keys: &[u64], line: &mut Vec<Move>) {
+    let (mut keys, mut end, mut at) = (keys.to_vec(), *board, 0);
+    while line.len() < LINE_PLIES && at < line.len() {
+        for &m in &line[at..] {
+            keys.push(end.key);
+            end.make(m);
+        }
+        at = line.len();
+        if !end.gen(false).is_empty() {
+            let lim = Budget::Nodes(EXTEND_NODES).limits();
+            line.extend(search(engine, &end, &keys, lim).1);
+        }
+    }
+}
+
+/// The mark of a move from scores before it (the mover's view) and after it (the other
+/// side's): lichess's, by the drop in winning chances or by a mate allowed or missed, which
+/// weighs less in a position already lost (allowed) or still won (missed); none for the
+/// search's own move (`chosen`).
+fn judge(before: i32, next: i32, chosen: bool) -> Option<Mark> {
+    let mating = |s: i32| s > MATE - 999;
+    let (cp, why, mate) = match () {
+        _ if chosen => return None,
+        _ if mating(next) && !mating(-before) => (-capped(before), "allows", next),
+        _ if mating(before) && !mating(-next) => (capped(-next), "misses", before),
+        _ => (0, "", 0),
+    };
+    let drop = chances(capped(before)) - chances(capped(-next));
+    let (i, why) = match why {
+        "" => (MARKS.iter().position(|m| drop >= m.0)?, String::new()),
+        _ => (
+            usize::from(cp > 700) + usize::from(cp > 999),
+            format!("{why} mate in {}", (MATE + 1 - mate) / 2),
+        ),
+    };
+    Some((MARKS[i].1, MARKS[i].2, why))
 }
 
 /// A score held within CAP_CP (a mate counts as CAP_CP).
@@ -165,44 +209,32 @@ fn chances(cp: i32) -> f64 {
     2.0 / (1.0 + (-SLOPE * f64::from(cp)).exp()) - 1.0
 }
 
-/// The heading, the table and a line a side; and the annotated PGN (an Annotator tag added).
-fn report(record: &PgnGame, rows: &[Row], budget: Budget) -> (String, String) {
+/// The heading, the table (`all` its rows, else the marked ones) and a line a side; and the
+/// annotated PGN (an Annotator tag added).
+fn report(record: &PgnGame, rows: &[Row], budget: Budget, all: bool) -> (String, String) {
     let name = |tag| short(record.tag(tag).unwrap_or("?"));
     let (white, black, plies) = (name("White"), name("Black"), rows.len());
     let (result, how) = (&record.result, budget.describe());
     let mut text = format!("{white} - {black}, {result}: {plies} plies reviewed, {how}.\n");
+    let shown: Vec<&Row> = rows.iter().filter(|r| all || r.mark.is_some()).collect();
     let head = format!("{:<16}{:>7}{:>8}{:>6}", "Move", "Before", "After", "Loss");
-    text += &format!("{HOW_TO_READ}\n\n{head}  Mark  Better\n");
-    for row in rows {
-        let mark = row.mark.map_or("", |m| m.0);
-        let better = row.better.as_ref().filter(|_| row.mark.is_some());
-        let better = better.map_or("", |b| &b.1);
+    let head = match shown.is_empty() {
+        true => "No move is marked.".into(),
+        false => head + "  Mark  Better",
+    };
+    text += &format!("{HOW_TO_READ}\n\n{head}\n");
+    for row in shown {
+        let (mark, why) = row.mark.as_ref().map_or(("", ""), |m| (m.0, &m.2));
+        let better = row.better.as_deref().unwrap_or("");
+        let better =
+            [format!("{why}; {better}"), better.into()][usize::from(why.is_empty())].clone();
         let (played, before, after, loss) =
             (row.played.clone() + mark, &row.before, &row.after, row.loss);
         let line = format!("{played:<16}{before:>7}{after:>8}{loss:>6}  {mark:<4}  {better}");
         text += &format!("{}\n", line.trim_end());
     }
     for (side, name) in [(8, white), (16, black)] {
-        let mine: Vec<&Row> = rows.iter().filter(|r| r.side == side).collect();
-        let n = mine.len();
-        let average = mine.iter().map(|r| r.loss).sum::<i32>() / n.max(1) as i32;
-        let count = |i: usize, one: &str, many: &str| {
-            let glyph = Some(MARKS[i].1);
-            let n = mine.iter().filter(|r| r.mark.map(|m| m.0) == glyph).count();
-            format!("{n} {} ({})", if n == 1 { one } else { many }, MARKS[i].1)
-        };
-        let marks = [
-            count(2, "inaccuracy", "inaccuracies"),
-            count(1, "mistake", "mistakes"),
-            count(0, "blunder", "blunders"),
-        ];
-        let (s, who, marks) = (
-            if n == 1 { "" } else { "s" },
-            colour(side),
-            marks.join(", "),
-        );
-        text +=
-            &format!("\n{who} ({name}): {n} move{s}, average loss {average} cp a move; {marks}");
+        text += &summary(rows, side, &name);
     }
     let mut annotated = record.clone();
     if record.tag("Annotator").is_none() {
@@ -213,37 +245,61 @@ fn report(record: &PgnGame, rows: &[Row], budget: Budget) -> (String, String) {
     (text + "\n", annotated.pgn(&notes))
 }
 
+/// A side's line: its moves, average loss and marks.
+fn summary(rows: &[Row], side: u8, name: &str) -> String {
+    let mine: Vec<&Row> = rows.iter().filter(|r| r.side == side).collect();
+    let n = mine.len();
+    let average = mine.iter().map(|r| r.loss).sum::<i32>() / n.max(1) as i32;
+    let marks = MARKS.iter().rev().map(|&(_, glyph, name)| {
+        let n = mine
+            .iter()
+            .filter(|r| r.mark.as_ref().is_some_and(|m| m.0 == glyph))
+            .count();
+        let name = name.to_lowercase();
+        let name = [name.replace('y', "ie") + "s", name][usize::from(n == 1)].clone();
+        format!("{n} {name} ({glyph})")
+    });
+    let (s, marks) = (
+        if n == 1 { "" } else { "s" },
+        marks.collect::<Vec<_>>().join(", "),
+    );
+    let who = colour(side);
+    format!("\n{who} ({name}): {n} move{s}, average loss {average} cp a move; {marks}")
+}
+
 /// A move's PGN note: `[%eval ...]` after it; a marked one's loss and better line too.
 fn note(row: &Row) -> Note {
     let eval = format!("{{ [%eval {}]", row.after.trim_start_matches('+'));
-    match (row.mark, &row.better) {
-        _ if row.after == "mate" => Note::default(),
-        (Some((glyph, name)), Some((best, line))) => {
-            let (loss, before, after) = (f64::from(row.loss) / 100.0, &row.before, &row.after);
-            let said =
-                format!("{name}: loses {loss:.2} (from {before} to {after}); {best} was best.");
-            let words = format!("{said} }} ( {line} )");
-            let after = std::iter::once(eval).chain(words.split(' ').map(str::to_string));
-            Note {
-                suffix: glyph.into(),
-                after: after.collect(),
-            }
-        }
-        _ => Note {
-            suffix: String::new(),
-            after: vec![eval + " }"],
-        },
+    let (mut suffix, mut after) = (String::new(), vec![eval.clone() + " }"]);
+    if row.after == "mate" {
+        after.clear();
+    } else if let (Some((glyph, name, why)), Some(line)) = (&row.mark, &row.better) {
+        let (loss, before, best) = (f64::from(row.loss) / 100.0, &row.before, line.split(' '));
+        let loses = format!("loses {loss:.2}");
+        let what = [why, &loses][usize::from(why.is_empty())];
+        let best = best.take(2).collect::<Vec<_>>().join(" ");
+        let said = format!(
+            "{name}: {what} (from {before} to {}); {best} was best.",
+            row.after
+        );
+        let words = format!("{said} }} ( {line} )");
+        after = std::iter::once(eval)
+            .chain(words.split(' ').map(str::to_string))
+            .collect();
+        suffix = glyph.to_string();
     }
+    Note { suffix, after }
 }
 
-/// Reviews `record`, its progress as `label` through `print`: the text and annotated PGN.
-fn reviewed(
-    record: &PgnGame,
-    budget: Budget,
-    label: &str,
-    live: bool,
-    print: fn(&str),
-) -> (String, String) {
+/// Reviews `record`, its progress as `label` on standard error (`rmax review`) or output:
+/// the text (`all` the rows, else the marked ones) and the annotated PGN.
+fn reviewed(record: &PgnGame, budget: Budget, all: bool, label: &str) -> (String, String) {
+    let (err, out) = (std::io::stderr(), std::io::stdout());
+    let live = [out.is_terminal(), err.is_terminal()][usize::from(all)];
+    let print = |text: &str| match all {
+        true => _ = write!(std::io::stderr(), "{text}"),
+        false => _ = write!(std::io::stdout(), "{text}").and_then(|()| std::io::stdout().flush()),
+    };
     let rows = review(record, budget, &mut |i, n| match (live, budget) {
         (true, Budget::Millis(ms)) => {
             let (at, left) = (i + 1, (n - i) as u64 * ms / 1000);
@@ -258,17 +314,13 @@ fn reviewed(
     if live {
         print("\r\x1b[K");
     }
-    report(record, &rows, budget)
+    report(record, &rows, budget, all)
 }
 
-/// The terminal's `review` of the game so far, with a progress line on standard output.
-pub fn review_game(record: &PgnGame, budget: Budget, live: bool) -> String {
-    let print = |text: &str| {
-        let mut out = std::io::stdout().lock();
-        let _ = write!(out, "{text}").and_then(|()| out.flush());
-    };
-    let (text, pgn) = reviewed(record, budget, "Reviewing the game", live, print);
-    format!("{text}\nThe game annotated:\n\n{pgn}")
+/// The terminal's `review` of the game so far, its progress on standard output: the marked
+/// moves and the summary, and the annotated PGN.
+pub fn review_game(record: &PgnGame, budget: Budget) -> (String, String) {
+    reviewed(record, budget, false, "Reviewing the game")
 }
 
 /// `rmax review ...`: every game read and checked first, then reviewed one by one, the
@@ -276,10 +328,7 @@ pub fn review_game(record: &PgnGame, budget: Budget, live: bool) -> String {
 pub fn run(args: &[&str]) {
     let done = match options(args).map_err(|e| format!("{e} (see rmax review --help)")) {
         Ok(Some((input, budget, out))) => review_file(&input, budget, &out),
-        Ok(None) => {
-            say!("{USAGE}\n\n{HOW_TO_READ}");
-            Ok(())
-        }
+        Ok(None) => Ok(()).inspect(|()| say!("{USAGE}\n\n{HOW_TO_READ}")),
         Err(e) => Err(e),
     };
     if let Err(e) = done {
@@ -309,22 +358,24 @@ fn options(args: &[&str]) -> Result<Option<(String, Budget, PathBuf)>, String> {
                 return twice("one budget (--time or --nodes)")
             }
             "--out" if out.is_some() => return twice("one --out"),
-            "--time" => {
-                budget = Some(Budget::seconds(value).map_err(|e| format!("review: --time {e}"))?)
+            "--time" | "--nodes" => {
+                let read = [Budget::nodes, Budget::seconds][usize::from(word == "--time")];
+                budget = Some(read(value).map_err(|e| format!("review: {word} {e}"))?)
             }
-            "--nodes" => budget = Some(Budget::nodes(value).map_err(|e| format!("review: {e}"))?),
             "--out" => out = Some(PathBuf::from(value)),
             _ if input.is_some() => return twice("one PGN file"),
             _ => input = Some(value.to_string()),
         }
     }
     let input = input.ok_or("review needs a PGN file: rmax review game.pgn")?;
-    let stem = Path::new(&input)
-        .file_stem()
-        .map_or("game".into(), |s| s.to_string_lossy());
+    let stem = Path::new(&input).file_stem();
+    let stem = stem.map_or("game".into(), |s| s.to_string_lossy());
     let beside = Path::new(&input).with_file_name(format!("{stem}-review.pgn"));
     let out = out.or((input == "-").then(|| "game-review.pgn".into()));
-    let (budget, out) = (budget.unwrap_or_default(), out.unwrap_or(beside));
+    let (budget, out) = (
+        budget.unwrap_or(Budget::Nodes(NODES)),
+        out.unwrap_or(beside),
+    );
     Ok(Some((input, budget, out)))
 }
 
@@ -336,25 +387,14 @@ fn review_file(input: &str, budget: Budget, out: &Path) -> Result<(), String> {
     };
     let text = text.map_err(|e| format!("review: cannot read '{name}': {e}"))?;
     let games = read_pgn(&text, true).map_err(|e| format!("review: {name}: {e}"))?;
-    let same =
-        (Path::new(input).canonicalize().ok()).is_some_and(|a| out.canonicalize().ok() == Some(a));
-    if same {
-        return Err(format!(
-            "review: --out is the input file '{name}': the review would replace the game"
-        ));
+    if (Path::new(input).canonicalize().ok()).is_some_and(|a| out.canonicalize().ok() == Some(a)) {
+        let why = "the review would replace the game";
+        return Err(format!("review: --out is the input file '{name}': {why}"));
     }
-    let (mut annotated, live, n) = (vec![], std::io::stderr().is_terminal(), games.len());
-    let print = |text: &str| {
-        let _ = write!(std::io::stderr(), "{text}");
-    };
+    let (mut annotated, n) = (vec![], games.len());
     for (i, record) in games.iter().enumerate() {
-        let (text, pgn) = reviewed(
-            record,
-            budget,
-            &format!("review: game {} of {n}", i + 1),
-            live,
-            print,
-        );
+        let label = format!("review: game {} of {n}", i + 1);
+        let (text, pgn) = reviewed(record, budget, true, &label);
         say!("Game {} of {n}\n{text}", i + 1);
         annotated.push(pgn);
     }
@@ -368,47 +408,12 @@ fn review_file(input: &str, budget: Budget, out: &Path) -> Result<(), String> {
 
 /// Writes `text` to `path` whole or not at all: a file beside it, renamed over it.
 fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
-    let name = path
-        .file_name()
-        .map_or("review".into(), |n| n.to_string_lossy());
+    let name = path.file_name().map(|n| n.to_string_lossy());
+    let name = name.unwrap_or("review".into());
     let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
     let written = std::fs::write(&temp, text).and_then(|()| std::fs::rename(&temp, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&temp);
     }
     written
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn marks_follow_the_drop_in_winning_chances_of_capped_scores() {
-        let mark = |drop: f64| MARKS.iter().find(|m| drop >= m.0).map(|m| m.1);
-        let marks = [0.05, 0.1, 0.25, 0.9].map(mark);
-        assert_eq!(marks, [None, Some("?!"), Some("?"), Some("??")]);
-        // the same centipawns weigh more near equality than in a won game
-        let (near, won) = (chances(0) - chances(-300), chances(1000) - chances(700));
-        assert!(near > 0.3 && won < 0.1, "{near} {won}");
-        assert!(chances(0).abs() < 1e-9 && chances(CAP_CP) < 1.0);
-        let capped = [MATE - 3, -MATE, 5000 - MATE, -1500, 35].map(capped);
-        assert_eq!(capped, [CAP_CP, -CAP_CP, -CAP_CP, -CAP_CP, 35]);
-    }
-
-    #[test]
-    fn budgets_are_read_and_refused_and_the_output_sits_beside_the_input() {
-        assert_eq!(Budget::seconds("0.25"), Ok(Budget::Millis(250)));
-        assert_eq!(Budget::nodes("20000"), Ok(Budget::Nodes(20000)));
-        for bad in ["0", "-1", "x", "nan", "inf", "7200"] {
-            assert!(Budget::seconds(bad).is_err(), "{bad}");
-        }
-        assert!(Budget::nodes("0").is_err());
-        let out = |input| options(&[input]).map(|o| o.map(|o| o.2));
-        assert_eq!(
-            out("games/mine.pgn"),
-            Ok(Some("games/mine-review.pgn".into()))
-        );
-        assert_eq!(out("-"), Ok(Some("game-review.pgn".into())));
-    }
 }

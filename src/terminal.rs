@@ -9,7 +9,7 @@ use crate::game::{Game, Parsed, PgnGame};
 use crate::input::{int, parse_fen, short, split_word, Event, MAX_LINE};
 use crate::level::Level;
 use crate::output::{diagram, Score, VERSION};
-use crate::review::{review_game, Budget};
+use crate::review::{review_game, Budget, NODES};
 use crate::searcher::{lock, Searcher, MAX_THREADS};
 use crate::{level, pace};
 use rmax::{Board, Info, W};
@@ -39,8 +39,8 @@ move, and a move typed at the keyboard is not kept (type it after rmax's move). 
   fen, setboard <FEN> the position as FEN; set one up, you to move (also: fen <FEN>)
   pgn, save <file>    the game as PGN, shown or written to a file
   load <file>         a game (PGN) or position (FEN) read; you play the side to move
-  review [s]          the game reviewed: moves scored, ?! ? ?? marked with the better move, a
-                      summary, the annotated PGN (s seconds a position; default 0.5)
+  review [s|nodes n]  the game reviewed: the moves marked ?! ? ?? with the better line, a
+                      summary; save then writes it annotated (default 1000000 nodes a position)
   quit                leave (also Ctrl-D)";
 
 /// The commands: the words that call them (HELP says what they do) and their handlers.
@@ -115,6 +115,8 @@ pub struct Terminal {
     view: Arc<Mutex<View>>,
     /// A level's running clock on the thinking line is drawn while this is true.
     ticking: Arc<Mutex<bool>>,
+    /// The last `review`: the game's PGN then, and the same annotated (for `save`).
+    reviewed: Option<(String, String)>,
 }
 
 /// The lines `analyse` shows: on a terminal a block rewritten as the search deepens, the
@@ -157,6 +159,7 @@ impl Terminal {
             analysing: false,
             view: Arc::default(),
             ticking: Arc::default(),
+            reviewed: None,
         }
     }
 
@@ -359,14 +362,22 @@ impl Terminal {
         }
     }
 
-    /// `review [seconds]`: the game so far, each move scored, on this thread.
+    /// `review [seconds | nodes n]`: the game so far, on this thread; kept for `save`.
     fn review(&mut self, arg: &str) {
-        let budget = Some(arg).filter(|a| !a.is_empty());
-        let budget = budget.map_or(Ok(Budget::default()), Budget::seconds);
+        let budget = match split_word(arg) {
+            ("", _) => Ok(Budget::Nodes(NODES)),
+            ("nodes", n) => Budget::nodes(n).map_err(|e| format!("nodes {e}")),
+            _ => Budget::seconds(arg),
+        };
         match budget {
-            Err(e) => say!("review {e}, e.g. review 0.2"),
+            Err(e) => say!("review {e}, e.g. review 0.2 or review nodes 300000"),
             Ok(_) if self.game.moves.is_empty() => say!("No moves to review yet."),
-            Ok(budget) => say!("{}", review_game(&self.record(), budget, self.live)),
+            Ok(budget) => {
+                let record = self.record();
+                let (text, annotated) = review_game(&record, budget);
+                say!("{text}\nsave <file> writes the game with the review's notes.");
+                self.reviewed = Some((record.pgn(&[]), annotated));
+            }
         }
     }
 
@@ -473,8 +484,11 @@ impl Terminal {
         if path.is_empty() {
             return say!("save needs a file name, e.g. save game.pgn");
         }
-        match std::fs::write(path, self.record().pgn(&[]) + "\n") {
-            Ok(()) => say!("Saved the game ({plies} plies) to {name}."),
+        let pgn = self.record().pgn(&[]);
+        let notes = self.reviewed.as_ref().filter(|(game, _)| *game == pgn);
+        let (pgn, how) = notes.map_or((pgn, ""), |n| (n.1.clone(), " with the review's notes"));
+        match std::fs::write(path, pgn + "\n") {
+            Ok(()) => say!("Saved the game ({plies} plies){how} to {name}."),
             Err(e) => say!("Cannot save to '{name}': {e}"),
         }
     }

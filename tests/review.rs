@@ -206,8 +206,9 @@ fn a_bad_or_cut_pgn_gets_an_error_naming_the_game_and_move_and_leaves_no_file() 
             "game 2 (C - D): move 3. 'Nc' is not legal there",
         ),
         (
-            "[White \"C\"]\n[Black \"D\"]\n\n1. d4 d5 2. c4 e6",
-            "game 2 (C - D): the moves stop after 2... e6 with no result",
+            "[White \"C\"]\n[Black \"D\"]\n\n1. d4 d5 2. c4 e6\n[White \"E\"]\n\n1. e4 *\n",
+            "game 2 (C - D): the moves stop after 2... e6 with no result (1-0, 0-1, 1/2-1/2, *) \
+             before the next game's tags",
         ),
         (
             "[White \"C\"]\n[Black \"D\"]\n\n1. d4 { a comment never closed 2. c4 *\n",
@@ -245,7 +246,14 @@ fn the_command_line_is_checked_and_explained() {
     for word in ["--time", "--nodes", "--out", "?!", "??", "0.3"] {
         assert!(out.contains(word), "{word}: {out}");
     }
-    let bad: [(&[&str], &str); 7] = [
+    let bad: [(&[&str], &str); 11] = [
+        (&[GAMES, "--time", "inf"], "--time needs the seconds"),
+        (&[GAMES, "--time", "nan"], "--time needs the seconds"),
+        (&[GAMES, "--time", "7200"], "at most 3600, not '7200'"),
+        (
+            &[GAMES, "--nodes", "0"],
+            "--nodes needs a number of nodes a position, 1 to",
+        ),
         (&[], "review needs a PGN file"),
         (&[GAMES, "--time", "0"], "--time needs the seconds"),
         (&[GAMES, "--time"], "--time needs a value"),
@@ -291,7 +299,8 @@ fn a_time_a_position_and_the_default_output_file() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// The terminal's `review`: the game on the board, the blunder marked, the annotated PGN.
+/// The terminal's `review`: the game on the board, its marked moves and the summary shown;
+/// `save` then writes the annotated PGN.
 #[test]
 fn the_terminal_reviews_the_game_so_far() {
     let mut r = terminal("0.05");
@@ -314,10 +323,35 @@ fn the_terminal_reviews_the_game_so_far() {
         .expect("the row");
     assert!(row.contains("??"), "{row}");
     assert!(out.contains("White (You): 9 moves"), "{out}");
-    assert!(out.contains("[White \"You\"]"), "{out}");
-    assert!(out.contains("9. Qb3?? { [%eval"), "{out}");
-    // the game goes on
+    let mut rows = out
+        .lines()
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()));
+    assert!(rows.all(|l| l.contains('?')), "only marked rows:\n{out}");
+    assert!(
+        !out.contains("[White") && !out.contains("[%eval"),
+        "no PGN:\n{out}"
+    );
+    let saved = dir.join("reviewed.pgn");
+    let said = say(&mut r, &format!("save {}", saved.display()));
+    assert!(
+        said.contains("Saved the game (18 plies) with the review's notes"),
+        "{said}"
+    );
+    let pgn = std::fs::read_to_string(&saved).expect("the saved game");
+    assert!(
+        pgn.contains("[White \"You\"]") && pgn.contains("9. Qb3?? { [%eval"),
+        "{pgn}"
+    );
+    // the game goes on; a move later `save` writes it plain
     assert!(say(&mut r, "fen").contains(" w - - 0 10"));
+    say(&mut r, "undo");
+    let said = say(&mut r, &format!("save {}", saved.display()));
+    assert!(said.contains("Saved the game (16 plies) to"), "{said}");
+    let pgn = std::fs::read_to_string(&saved).expect("the saved game");
+    assert!(!pgn.contains("[%eval"), "{pgn}");
+    let out = say(&mut r, "review nodes 2000");
+    assert!(out.contains("2000 nodes a position"), "{out}");
+    assert!(say(&mut r, "review nodes x").contains("review nodes needs a number"));
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -356,5 +390,92 @@ fn tags_are_read_with_their_escapes_and_written_back_alike() {
     assert!(table.contains("A \"B\" \\ C - x]y, *"), "{table}");
     let annotated = std::fs::read_to_string(&out).expect("the annotated game");
     assert!(annotated.starts_with("[White \"A \\\"B\\\" \\\\ C\"]\n[Black \"x]y\"]\n"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The row of `played` (`7. Be2`) in a review's table.
+fn row_of<'a>(table: &'a str, played: &str) -> &'a str {
+    let found = table.lines().find(|l| l.starts_with(played));
+    found.unwrap_or_else(|| panic!("a row for {played}:\n{table}"))
+}
+
+/// The Blackburne Shilling trap: 7. Be2 allows mate in one, 7. Qe2 does not. Reviewed twice
+/// with the default budget (nodes): the same table and the same file both times.
+#[test]
+fn a_move_allowing_mate_is_marked_and_the_default_review_is_the_same_every_time() {
+    let dir = folder("shilling");
+    let input = dir.join("shilling.pgn");
+    let game = "[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 Nd4 4. Nxe5 Qg5 \
+                5. Nxf7 Qxg2 6. Rf1 Qxe4+ 7. Be2 Nf3# 0-1\n";
+    std::fs::write(&input, game).expect("the game");
+    let input = input.to_string_lossy().into_owned();
+    let (status, table, err) = review(&[&input]);
+    assert!(status.success(), "{err}");
+    assert!(table.contains("1000000 nodes a position"), "{table}");
+    let row = row_of(&table, "7. Be2");
+    assert!(row.contains("allows mate in 1; 7. Qe2 "), "{row}");
+    assert!(row.starts_with("7. Be2?"), "{row}");
+    let annotated = std::fs::read_to_string(dir.join("shilling-review.pgn")).expect("written");
+    assert!(annotated.contains("allows mate in 1"), "{annotated}");
+    let (status, again, err) = review(&[&input]);
+    assert!(status.success(), "{err}");
+    assert_eq!(table, again);
+    let twice = std::fs::read_to_string(dir.join("shilling-review.pgn")).expect("written");
+    assert_eq!(annotated, twice);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// White had mate in two (1. Nf5+ gxf5 2. Qh5#) and took a pawn instead.
+#[test]
+fn a_missed_mate_is_marked_with_the_mating_line() {
+    let dir = folder("missed");
+    let input = dir.join("missed.pgn");
+    let game = format!("[SetUp \"1\"]\n[FEN \"{MATE_IN_2}\"]\n\n1. Qxb7 *\n");
+    std::fs::write(&input, game).expect("the game");
+    let (status, table, err) = review(&[&input.to_string_lossy(), "--nodes", NODES]);
+    assert!(status.success(), "{err}");
+    let row = row_of(&table, "1. Qxb7");
+    assert!(row.contains("#2") && row.contains('?'), "{row}");
+    assert!(
+        row.contains("misses mate in 2; 1. Nf5+ gxf5 2. Qh5#"),
+        "{row}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A better line the search left short (a small budget: a shallow search) is lengthened to
+/// six plies, unless the game ends first.
+#[test]
+fn every_better_move_comes_with_a_line() {
+    let dir = folder("lines");
+    let out = dir.join("out.pgn").to_string_lossy().into_owned();
+    let (status, table, err) = review(&[GAMES, "--nodes", "1500", "--out", &out]);
+    assert!(status.success(), "{err}");
+    let _ = std::fs::remove_dir_all(dir);
+    let marked = |l: &&str| l.starts_with(|c: char| c.is_ascii_digit()) && l.contains('?');
+    let lines: Vec<&str> = table.lines().filter(marked).collect();
+    assert!(lines.len() >= 3, "{table}");
+    for line in lines {
+        let better = line.split("  ").last().expect("a better line");
+        let better = better.rsplit("; ").next().expect("the moves");
+        let moves = better.split(' ').filter(|w| !w.ends_with('.'));
+        assert!(moves.count() == 6 || better.ends_with('#'), "{line}");
+    }
+}
+
+/// Movetext with no tags and no result (pasted from a book) is an unfinished game.
+#[test]
+fn movetext_without_a_result_is_an_unfinished_game() {
+    let dir = folder("noresult");
+    let input = dir.join("book.pgn");
+    std::fs::write(&input, "1. e4 e5 2. Nf3 Nc6\n").expect("the moves");
+    let (status, table, err) = review(&[&input.to_string_lossy(), "--nodes", "1000"]);
+    assert!(status.success(), "{err}");
+    assert!(table.contains("? - ?, *: 4 plies reviewed"), "{table}");
+    let annotated = std::fs::read_to_string(dir.join("book-review.pgn")).expect("written");
+    assert!(annotated.trim_end().ends_with(" *"), "{annotated}");
+    let mut r = terminal("0.05");
+    let out = say(&mut r, &format!("load {}", input.display()));
+    assert!(out.contains("Loaded 4 plies"), "{out}");
     let _ = std::fs::remove_dir_all(dir);
 }

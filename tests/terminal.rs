@@ -687,3 +687,21 @@ fn rmax_thinks_a_second_a_move_by_default_and_time_changes_it() {
         assert!(ms < (2000.0 * secs) as u128, "{time}: {ms} ms");
     }
 }
+
+/// `pgn` dates the game today (UTC), as `date -u` says it: the calendar reckoning of game.rs.
+#[test]
+fn the_pgn_is_dated_today() {
+    let Ok(date) = std::process::Command::new("date")
+        .args(["-u", "+%Y.%m.%d"])
+        .output()
+    else {
+        return skipped("the_pgn_is_dated_today", "no `date` command");
+    };
+    let mut r = terminal("0.05");
+    let pgn = say(&mut r, "pgn");
+    let today = String::from_utf8_lossy(&date.stdout).trim().to_string();
+    assert!(
+        pgn.contains(&format!("[Date \"{today}\"]")),
+        "{today}\n{pgn}"
+    );
+}

@@ -17,8 +17,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// The options as `uci` lists them: name, default, min, max, and a spin's unit (in its error),
-/// or `check`, or `button` (SimulateThinkingTime: Velvet's name for a level's human pace).
-const OPTIONS: [(&str, i64, i64, i64, &str); 8] = [
+/// or `check`, or `button` (SimulateThinkingTime: Velvet's name for a level's human pace;
+/// Ponder: what GUIs look for before `go ponder`, which works whatever its value).
+const OPTIONS: [(&str, i64, i64, i64, &str); 9] = [
     ("Hash", HASH_MB as i64, 1, 1024, " (MB)"),
     ("Clear Hash", 0, 0, 0, "button"),
     ("Move Overhead", OVERHEAD_MS, 0, 5000, " (ms)"),
@@ -27,6 +28,7 @@ const OPTIONS: [(&str, i64, i64, i64, &str); 8] = [
     ("UCI_LimitStrength", 0, 0, 1, "check"),
     ("UCI_Elo", ELO_DEFAULT, ELO_MIN, ELO_MAX, ""),
     ("SimulateThinkingTime", 0, 0, 1, "check"),
+    ("Ponder", 0, 0, 1, "check"),
 ];
 
 /// The most `go` searches (ms) when a clock is not a number: a quick move, no endless search.

@@ -200,36 +200,6 @@ pub fn random() -> u64 {
 pub mod tests {
     use super::*;
 
-    /// README's level table row by row, and between the rows nodes geometric (the midpoint:
-    /// the rows' geometric mean), margins linear, the lower row's lines; a point of Elo more
-    /// is more nodes, never a wider margin or more lines.
-    #[test]
-    fn the_levels_are_the_readme_table_and_interpolate_between_its_rows() {
-        let got = |elo| Level::new(elo).map(|l| (l.nodes, l.lines, l.margin));
-        let readme = [
-            (1000, 1_500, 4, 200),
-            (1400, 4_000, 4, 100),
-            (1800, 40_000, 4, 50),
-        ];
-        for (elo, nodes, lines, margin) in readme.into_iter().chain([(2150, 10_000_000, 1, 0)]) {
-            assert_eq!(got(elo), Some((nodes, lines, margin)), "{elo}");
-        }
-        // sqrt(1500 * 4000) = 2449.5, sqrt(4000 * 40000) = 12649.1, sqrt(4e4 * 1e7) = 632455.5;
-        // a quarter of the way from 1000: 1500 * (8/3)^(1/4) = 1916.9
-        assert_eq!(got(1200), Some((2_449, 4, 150)));
-        assert_eq!(got(1600), Some((12_649, 4, 75)));
-        assert_eq!(got(1975), Some((632_456, 4, 25)));
-        assert_eq!(got(1100), Some((1_917, 4, 175)));
-        assert_eq!((got(ELO_MIN - 1), got(ELO_MAX + 1)), (None, None));
-        assert!(Level::new(ELO_DEFAULT).is_some());
-        let levels: Vec<Level> = (ELO_MIN..=ELO_MAX).filter_map(Level::new).collect();
-        for w in levels.windows(2) {
-            let (a, b) = (w[0], w[1]);
-            assert!(b.nodes > a.nodes && b.margin <= a.margin, "{w:?}");
-            assert!(w[1].lines <= w[0].lines && w[1].lines >= 1 && w[1].pace.is_none());
-        }
-    }
-
     pub fn line(score: i32) -> Info {
         let mut info = Info::default();
         (info.score, info.pv) = (score, vec![Move::default()]);

@@ -124,10 +124,9 @@ usage:
   rmax --help, help   this text
   rmax --version      the version"
     );
-    if code == 0 {
-        say!("{text}");
-    } else {
-        let _ = writeln!(std::io::stderr(), "{text}");
+    match code {
+        0 => say!("{text}"),
+        _ => drop(writeln!(std::io::stderr(), "{text}")),
     }
     std::process::exit(code)
 }

@@ -437,11 +437,8 @@ impl Terminal {
     }
 
     fn set_time(&mut self, arg: &str) {
-        let s = arg
-            .parse::<f64>()
-            .ok()
-            .filter(|s| *s > 0.0 && s.is_finite());
-        let Some(s) = s else {
+        let positive = |s: &f64| *s > 0.0 && s.is_finite();
+        let Some(s) = arg.parse().ok().filter(positive) else {
             return say!("time needs the seconds per move, e.g. time 2 or time 0.5");
         };
         if s > MAX_SECONDS {
@@ -469,8 +466,12 @@ impl Terminal {
             true => "takes a person's time for a move",
             false => "moves at once (pace on: a person's time)",
         };
-        let (elo, nodes) = (level.elo, level.nodes);
-        say!("rmax plays like a player rated {elo} (at most {nodes} nodes a move) and {pace}.");
+        let (elo, nodes, margin) = (level.elo, level.nodes, f64::from(level.margin) / 100.0);
+        let pick = match level.lines {
+            1 => "its best line".to_string(),
+            n => format!("one of its {n} best lines up to {margin:.2} pawns below the best"),
+        };
+        say!("rmax plays like a player rated {elo} (at most {nodes} nodes a move, {pick}) and {pace}.");
     }
 
     /// `pace on` or `pace off`: at a level, a person's time for a move, or none.
@@ -572,15 +573,13 @@ impl Terminal {
             _ if arg.eq_ignore_ascii_case("off") => None,
             _ => return say!("clock needs minutes each + seconds added a move (at most 600+60), e.g. clock 10+5 or clock 0.5+0; or clock off"),
         };
-        match self.clock {
-            Some(c) => say!(
-                "On the clock: {} each, {} s added a move ({}); clock off: back to time.",
-                clock_text(c.left[0]),
-                c.control.1,
-                c.control()
-            ),
-            None => say!("The clock is off: {}.", self.limit_text()),
-        }
+        let Some(c) = self.clock else {
+            return say!("The clock is off: {}.", self.limit_text());
+        };
+        let (each, inc, control) = (clock_text(c.left[0]), c.control.1, c.control());
+        say!(
+            "On the clock: {each} each, {inc} s added a move ({control}); clock off: back to time."
+        );
     }
 
     /// Stops the side to move's clock (`moved`: its increment added) and starts it again;
@@ -646,10 +645,8 @@ impl Terminal {
             Limit::Millis(ms) => ms.min(HINT_MS),
             Limit::Depth(_) => HINT_MS,
         };
-        let ask = Ask {
-            movetime: Some(ms as i64),
-            ..Ask::default()
-        };
+        let mut ask = Ask::default();
+        ask.movetime = Some(ms as i64);
         let engine = self.search.engine();
         (engine.stop, engine.report) = (Arc::default(), None);
         if let (Some(m), info) = engine.think(&board, &keys, plan(ask).lim) {
@@ -702,10 +699,8 @@ impl Terminal {
             Limit::Depth(d) => (None, Some(d), None),
         };
         // on the clock, as in a GUI's game (a level's pace within the move's hard limit)
-        let side = usize::from(board.side != 8);
-        ask.clock = self
-            .clock
-            .map(|c| (c.left[side], (c.control.1 * 1e3) as i64, None));
+        let (side, clock) = (usize::from(board.side != 8), self.clock);
+        ask.clock = clock.map(|c| (c.left[side], (c.control.1 * 1e3) as i64, None));
         ask.overhead = OVERHEAD_MS * i64::from(self.clock.is_some());
         let pace = self.pace.then(|| self.pace_ms());
         ask.level = self.level.map(|level| Level { pace, ..level });
@@ -810,15 +805,15 @@ impl Terminal {
     /// Takes back the person's last move and rmax's reply to it; a resignation first.
     fn undo(&mut self) {
         if self.game.resigned.take().is_some() {
-            if !std::mem::take(&mut self.on_time) {
-                say!("You take back your resignation.");
-                return self.show();
+            let on_time = std::mem::take(&mut self.on_time);
+            self.clock = self.clock.filter(|_| !on_time);
+            match on_time {
+                true => say!(
+                    "The loss on time is taken back; the clock is off: {}.",
+                    self.limit_text()
+                ),
+                false => say!("You take back your resignation."),
             }
-            self.clock = None;
-            say!(
-                "The loss on time is taken back; the clock is off: {}.",
-                self.limit_text()
-            );
             return self.show();
         }
         // the person's last move, and rmax's reply if rmax moved last
@@ -889,14 +884,12 @@ fn on_off(arg: &str) -> Option<bool> {
 
 /// Time left as a clock shows it: `9:55`, tenths under 10 s (`0:04.3`).
 fn clock_text(ms: i64) -> String {
-    let (ms, tenths) = (ms.max(0), (ms % 1000 / 100).max(0));
-    let tenths = (ms < 10_000).then(|| format!(".{tenths}"));
-    format!(
-        "{}:{:02}{}",
-        ms / 60_000,
-        ms / 1000 % 60,
-        tenths.unwrap_or_default()
-    )
+    let ms = ms.max(0);
+    let (minutes, seconds, tenths) = (ms / 60_000, ms / 1000 % 60, ms % 1000 / 100);
+    let tenths = (ms < 10_000)
+        .then(|| format!(".{tenths}"))
+        .unwrap_or_default();
+    format!("{minutes}:{seconds:02}{tenths}")
 }
 
 /// Rewrites the thinking line with the time since now, every TICK_MS, while `ticking`.

@@ -140,6 +140,7 @@ impl Uci {
             return set_tunable(&name, &value);
         };
         let (name, _, min, max, kind) = OPTIONS[i];
+        let within = |v: &i64| (min..=max).contains(v);
         let v = match (kind, value.to_ascii_lowercase().as_str()) {
             ("check", "false" | "true") => Ok(i64::from(value.len() == 4)),
             ("check", _) => Err(format!("{name} needs true or false")),
@@ -147,7 +148,7 @@ impl Uci {
             (unit, v) => v
                 .parse()
                 .ok()
-                .filter(|v| (min..=max).contains(v))
+                .filter(within)
                 .ok_or(format!("{name} needs a value from {min} to {max}{unit}")),
         };
         let v = match v {
@@ -357,10 +358,8 @@ fn parse_go<'a>(
                 }
                 None => {
                     // the bad value goes with its word, unless it is the next keyword
-                    let value = words
-                        .next_if(|w| !keyword(w))
-                        .map(|v| format!(", not '{}'", short(v)));
-                    let value = value.unwrap_or_default();
+                    let value = words.next_if(|w| !keyword(w)).map(|v| short(v));
+                    let value = value.map(|v| format!(", not '{v}'")).unwrap_or_default();
                     errors.push(format!("{word} needs a whole number{value}"));
                     bad_clock |= !["movetime", "depth", "nodes", "mate", "perft"].contains(&word);
                 }
@@ -378,15 +377,13 @@ fn numeric(word: &str) -> bool {
 /// A tune build's search constant (`src/tuning.rs`).
 #[cfg(feature = "tune")]
 fn set_tunable(name: &str, value: &str) {
-    let set = match value.parse::<i64>() {
-        Ok(v) => rmax::tuning::set(name, v),
-        Err(_) => Err(format!(
-            "{} needs a whole number, not '{}'",
-            short(name),
-            short(value)
-        )),
-    };
-    if let Err(e) = set {
+    let bad = format!(
+        "{} needs a whole number, not '{}'",
+        short(name),
+        short(value)
+    );
+    let set = value.parse().map_err(|_| bad);
+    if let Err(e) = set.and_then(|v| rmax::tuning::set(name, v)) {
         say!("info string error: {e}");
     }
 }

@@ -710,7 +710,7 @@ fn the_level_message_says_whether_rmax_takes_a_persons_time() {
     let mut r = terminal("0.05");
     let out = say(&mut r, "level 1200");
     assert!(
-        out.contains("a move) and takes a person's time for a move.\n"),
+        out.contains("the best) and takes a person's time for a move.\n"),
         "{out}"
     );
     say(&mut r, "pace off");

@@ -645,8 +645,10 @@ impl Terminal {
             Limit::Millis(ms) => ms.min(HINT_MS),
             Limit::Depth(_) => HINT_MS,
         };
-        let mut ask = Ask::default();
-        ask.movetime = Some(ms as i64);
+        let ask = Ask {
+            movetime: Some(ms as i64),
+            ..Ask::default()
+        };
         let engine = self.search.engine();
         (engine.stop, engine.report) = (Arc::default(), None);
         if let (Some(m), info) = engine.think(&board, &keys, plan(ask).lim) {
@@ -886,10 +888,8 @@ fn on_off(arg: &str) -> Option<bool> {
 fn clock_text(ms: i64) -> String {
     let ms = ms.max(0);
     let (minutes, seconds, tenths) = (ms / 60_000, ms / 1000 % 60, ms % 1000 / 100);
-    let tenths = (ms < 10_000)
-        .then(|| format!(".{tenths}"))
-        .unwrap_or_default();
-    format!("{minutes}:{seconds:02}{tenths}")
+    let tenths = (ms < 10_000).then(|| format!(".{tenths}"));
+    format!("{minutes}:{seconds:02}{}", tenths.unwrap_or_default())
 }
 
 /// Rewrites the thinking line with the time since now, every TICK_MS, while `ticking`.

@@ -1,6 +1,5 @@
-//! Strength levels (UCI's `UCI_Elo`, the terminal's `level`): a weaker player, not a strong
-//! one that blunders. `Level::play` wraps a search: a node cap, several lines, a pick among
-//! those within a margin of the best, and a person's pace (README, "Strength levels").
+//! Strength levels (UCI's `UCI_Elo`, the terminal's `level`; README, "Strength levels"):
+//! `Level::play` wraps a search.
 
 use crate::pace;
 use crate::searcher::{lock, think, wait_until};
@@ -66,8 +65,7 @@ impl Level {
         })
     }
 
-    /// The level in `board`: against a bare king (the side to move has more), at least
-    /// BARE_KING_NODES, one line, no margin.
+    /// The level in `board` (README: against a bare king, the side to move's more).
     pub fn facing(self, board: &Board) -> Level {
         let count = |colour: u8| board.b.iter().filter(|&&p| p & colour != 0).count();
         if count(board.side ^ 24) > 1 || count(board.side) == 1 {
@@ -81,10 +79,8 @@ impl Level {
         }
     }
 
-    /// The line to play among `lines`, a completed iteration's, best first: one at most
-    /// `margin` below the best score (no margin when the best mates: the shortest mate found
-    /// is played), weighted `margin + 1 - loss`. A person promotes to a queen: an
-    /// underpromotion only when it scores above every other line. 0 when none qualifies.
+    /// The line to play among `lines` (a completed iteration's; README): as a person, a queen
+    /// unless an underpromotion scores above every other line; 0 when none qualifies.
     pub fn pick(&self, lines: &[Info], random: u64) -> usize {
         let Some(best) = lines.iter().map(|l| l.score).max() else {
             return 0;

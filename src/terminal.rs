@@ -851,16 +851,13 @@ impl Terminal {
         let how = Some(self.how(false)).filter(|how| how != "at full strength");
         let how = how.map(|how| format!("rmax plays {how}."));
         let clocks = self.clock.map(|c| format!("Clocks: {}.", c.text()));
-        let mut status = status;
-        for part in [how, clocks].into_iter().flatten() {
-            let gap = match status.chars().last() {
-                None => "",
-                Some('.' | '!') => " ",
-                _ => ". ",
-            };
-            status = status + gap + &part;
-        }
-        say!("{text}\n{status}");
+        let more: Vec<String> = [how, clocks].into_iter().flatten().collect();
+        let gap = match (more.is_empty(), status.chars().last()) {
+            (true, _) | (_, None) => "",
+            (_, Some('.' | '!')) => " ",
+            _ => ". ",
+        };
+        say!("{text}\n{status}{gap}{}", more.join(" "));
     }
 
     /// A piece code (as in lib.rs) as shown: a chess symbol or its FEN letter.

@@ -55,9 +55,8 @@ pub struct Plan {
 pub fn plan(ask: Ask) -> Plan {
     let (overhead, clock) = (ask.overhead, ask.clock);
     let budget = clock.map(|(t, inc, to_go)| Budget::new(t, inc, to_go, overhead));
-    let cap = ask
-        .movetime
-        .map(|ms| ms.saturating_sub(overhead).max(1) as u64);
+    let less_overhead = |ms: i64| ms.saturating_sub(overhead).max(1) as u64;
+    let cap = ask.movetime.map(less_overhead);
     let budget = budget.map(|b| cap.map_or(b, |ms| b.capped(ms)));
     let (soft, hard) = match (budget, cap) {
         (Some(b), _) => (b.most, b.hard),

@@ -71,12 +71,9 @@ impl Level {
         if count(board.side ^ 24) > 1 || count(board.side) == 1 {
             return self;
         }
-        Level {
-            nodes: self.nodes.max(BARE_KING_NODES),
-            lines: 1,
-            margin: 0,
-            ..self
-        }
+        let mut bare = self;
+        (bare.nodes, bare.lines, bare.margin) = (self.nodes.max(BARE_KING_NODES), 1, 0);
+        bare
     }
 
     /// The line to play among `lines` (a completed iteration's; README): as a person, a queen
@@ -138,11 +135,9 @@ impl Level {
         let picked = complete.get(level.pick(&complete, random()));
         if let Some(line) = picked.filter(|l| !l.pv.is_empty()) {
             best = line.pv.first().copied();
-            info = Info {
-                nodes: info.nodes,
-                seldepth: info.seldepth,
-                ..line.clone()
-            };
+            let searched = (info.nodes, info.seldepth);
+            info = line.clone();
+            (info.nodes, info.seldepth) = searched;
         }
         if let (Some(most), Some(m)) = (level.pace, best) {
             let ms = pace::think_ms(board, last, m, &complete, random()).min(most);
@@ -250,10 +245,8 @@ pub mod tests {
         let level = Level::new(ELO_MIN).expect("level");
         let fen = |f: &str| Board::from_fen(f).expect("a FEN");
         let bare = level.facing(&fen("8/8/8/4k3/8/8/8/4K2R w - - 0 1"));
-        assert_eq!(
-            (bare.nodes, bare.lines, bare.margin),
-            (BARE_KING_NODES, 1, 0)
-        );
+        let got = (bare.nodes, bare.lines, bare.margin);
+        assert_eq!(got, (BARE_KING_NODES, 1, 0));
         // not when the bare king is the side to move's, or both have more than a king
         for other in [
             "8/8/8/4k3/8/8/8/4K2R b - - 0 1",

@@ -397,10 +397,8 @@ impl Terminal {
 
     /// `eval [FEN]`: the evaluation explained, of the position or of FEN (the game stays).
     fn eval(&mut self, fen: &str) {
-        if fen.is_empty() {
-            return say!("{}", explain(self.game.board(), &W));
-        }
         match parse_fen(fen) {
+            _ if fen.is_empty() => say!("{}", explain(self.game.board(), &W)),
             Ok(board) => say!("{}", explain(&board, &W)),
             Err(e) => say!("Bad FEN: {e} (eval alone: the position now)"),
         }
@@ -418,13 +416,11 @@ impl Terminal {
     }
 
     fn set_unicode(&mut self, arg: &str) {
-        match on_off(arg) {
-            Some(on) => {
-                self.unicode = on;
-                self.show();
-            }
-            None => say!("unicode on or unicode off: chess symbols for the pieces, or letters."),
-        }
+        let Some(on) = on_off(arg) else {
+            return say!("unicode on or unicode off: chess symbols for the pieces, or letters.");
+        };
+        self.unicode = on;
+        self.show();
     }
 
     fn set_depth(&mut self, arg: &str) {

@@ -1,5 +1,4 @@
-//! Time management, one for every front end: `plan` turns what a front end asks (UCI's `go`,
-//! xboard's `level`, `st`, `sd` and `time`, the terminal's `time` and `depth`) into search
+//! Time management, one for every front end: `plan` turns what a front end asks into search
 //! limits and a stop rule. README ("UCI and xboard") gives the rule and its numbers.
 
 use crate::level::Level;
@@ -56,9 +55,8 @@ pub struct Plan {
 pub fn plan(ask: Ask) -> Plan {
     let (overhead, clock) = (ask.overhead, ask.clock);
     let budget = clock.map(|(t, inc, to_go)| Budget::new(t, inc, to_go, overhead));
-    let cap = ask
-        .movetime
-        .map(|ms| ms.saturating_sub(overhead).max(1) as u64);
+    let less_overhead = |ms: i64| ms.saturating_sub(overhead).max(1) as u64;
+    let cap = ask.movetime.map(less_overhead);
     let budget = budget.map(|b| cap.map_or(b, |ms| b.capped(ms)));
     let (soft, hard) = match (budget, cap) {
         (Some(b), _) => (b.most, b.hard),
@@ -128,8 +126,7 @@ impl Budget {
     }
 }
 
-/// The ms no move plans to use: this move's overhead, and that of each of the 20 moves to
-/// come (fewer before the control) that its increment does not pay.
+/// The ms no move plans to use (README: the reserve).
 pub fn reserve(inc: i64, to_go: Option<i64>, overhead: i64) -> i64 {
     let overhead = overhead.max(0);
     let to_come = to_go.map_or(MOVES.1, |m| (m.clamp(1, MOVES.3) - 1).min(MOVES.1));
@@ -137,8 +134,7 @@ pub fn reserve(inc: i64, to_go: Option<i64>, overhead: i64) -> i64 {
     overhead.saturating_add(unpaid.saturating_mul(to_come))
 }
 
-/// The factor on the base after an iteration whose best move stood `stable` iterations,
-/// whose score fell `fall` cp (negative: rose), whose best move took `share` of the nodes.
+/// The factor on the base (README: stability x fall x rivals), `fall` in cp.
 fn time_factor(stable: usize, fall: i32, share: f64) -> f64 {
     let stability = STABILITY[stable.min(STABILITY.len() - 1)];
     let falling = (1.0 + f64::from(fall) / FALL.0).clamp(FALL.1, FALL.2);
@@ -249,10 +245,8 @@ mod tests {
     fn every_budget_is_ordered_and_within_the_clock_less_the_reserve() {
         let clocks = (0..=300).chain((0..40).map(|k| (1.6f64.powi(k) as i64) - 1));
         let to_gos = [-1, 0, 1, 2, 5, 40, 1000].map(|g| (g >= 0).then_some(g));
-        let grid = to_gos
-            .iter()
-            .flat_map(|&g| [0, 10, 50, 1000].map(|o| (g, o)));
-        let grid: Vec<(Option<i64>, i64)> = grid.collect();
+        let overheads = |&g: &Option<i64>| [0, 10, 50, 1000].map(|o| (g, o));
+        let grid: Vec<(Option<i64>, i64)> = to_gos.iter().flat_map(overheads).collect();
         for t in clocks.chain([i64::MIN, -5, i64::MAX]) {
             for inc in [0, 5, 10, 100, 1000, 30_000, i64::MAX] {
                 for &(to_go, overhead) in &grid {
@@ -326,9 +320,8 @@ mod tests {
         let rising = stop(&|k| (e4, 20 + 10 * k as i32));
         assert!(stable < 2000 && moving > 2000, "{stable} {moving}");
         assert!(falling > stable && rising < stable, "{falling} {rising}");
-        assert!([stable, moving, falling, rising]
-            .iter()
-            .all(|&ms| ms <= 5050));
+        let most = [stable, moving, falling, rising].into_iter().max();
+        assert!(most <= Some(5050), "{most:?}");
         // a best move that changes every iteration and a score in free fall: the most, 5 s;
         // a level stops after the base time whatever the search says
         let crisis = |k: u64| (changing(k), -30 * k as i32);

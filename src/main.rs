@@ -61,7 +61,7 @@ fn main() {
         }
         ["datagen", rest @ ..] => datagen::run(rest).unwrap_or_else(|e| fail(&e)),
         ["review", rest @ ..] => review::run(rest),
-        ["-h" | "--help"] => usage(0),
+        ["-h" | "--help" | "help"] => usage(0),
         ["-V" | "--version"] => say!("rmax {VERSION}"),
         _ => {
             // what was wrong first, then the usage: a bare usage leaves the reader guessing
@@ -79,7 +79,7 @@ fn complaint(args: &[&str]) -> String {
         [word @ ("uci" | "xboard"), ..] => {
             format!("{word} is typed to rmax, not given as an argument: run rmax, then type {word}")
         }
-        [word @ ("-h" | "--help" | "-V" | "--version"), extra, ..] => {
+        [word @ ("-h" | "--help" | "help" | "-V" | "--version"), extra, ..] => {
             format!("{word} takes no argument, not '{}'", short(extra))
         }
         [word, ..] => format!("unknown command '{}'", short(word)),
@@ -116,18 +116,17 @@ usage:
   rmax review FILE [--time S | --nodes N] [--out FILE]
                       every move of the games in a PGN file scored, marked ?!, ? or ??,
                       the better move shown; the annotated games written to --out
-                      (default game-review.pgn); rmax review --help for more
+                      (default: FILE's name with -review); see rmax review --help
   rmax datagen GAMES FILE [--nodes N] [--seed S] [--threads T]
                [--label-nodes N] [--label-depth D]
                [--teacher CMD [--teacher-nodes N] [--teacher-depth D]]
                       self-play positions for tune, with results and search scores
-  rmax --help         this text
+  rmax --help, help   this text
   rmax --version      the version"
     );
-    if code == 0 {
-        say!("{text}");
-    } else {
-        let _ = writeln!(std::io::stderr(), "{text}");
+    match code {
+        0 => say!("{text}"),
+        _ => drop(writeln!(std::io::stderr(), "{text}")),
     }
     std::process::exit(code)
 }
@@ -140,8 +139,11 @@ fn fail(msg: &str) -> ! {
 
 /// `rmax perft N [FEN]`: the divide, the time and the total.
 fn perft(depth: &str, fen: &[&str]) {
-    let Ok(depth) = depth.parse::<u32>() else {
-        fail(&format!("perft: '{}' is not a depth", short(depth)))
+    let Ok(depth @ 0..=20) = depth.parse::<u32>() else {
+        fail(&format!(
+            "perft: '{}' is not a depth from 0 to 20",
+            short(depth)
+        ))
     };
     let board = parse_fen(&fen_argument("perft", fen))
         .unwrap_or_else(|e| fail(&format!("perft: bad FEN: {e}")));

@@ -1,6 +1,5 @@
-//! A level's pace: the time a person would take for a move, waited after the level's quick,
-//! capped search (README, "Strength levels": an opponent that never thinks feels like a
-//! machine). It comes from what the search saw, as a person's would, and some chance.
+//! A level's pace: the time a person would take for a move (README, "Strength levels"),
+//! from what the search saw and some chance.
 
 use rmax::{Board, Info, Move, MATE};
 
@@ -25,11 +24,8 @@ pub fn think_ms(
     random: u64,
 ) -> u64 {
     let legal = board.gen(false).len();
-    let mut scores: Vec<i32> = lines
-        .iter()
-        .filter(|l| !l.pv.is_empty())
-        .map(|l| l.score)
-        .collect();
+    let scored = lines.iter().filter(|l| !l.pv.is_empty());
+    let mut scores: Vec<i32> = scored.map(|l| l.score).collect();
     scores.sort_unstable_by(|a, b| b.cmp(a));
     let best = scores.first().copied().unwrap_or(0);
     // taking back the piece that has just moved: the reply a person sees first
@@ -42,15 +38,10 @@ pub fn think_ms(
     } else {
         // how hard the choice is, 0..1: close candidates weigh most, then a balanced game,
         // then the number of moves to look at
-        let near = scores
-            .iter()
-            .skip(1)
-            .filter(|&&s| best - s <= CHOICE.0)
-            .count();
-        let close = if scores.len() < 2 {
-            0.5
-        } else {
-            near as f64 / (scores.len() - 1) as f64
+        let near = |s: &&i32| best - **s <= CHOICE.0;
+        let close = match scores.len().saturating_sub(1) {
+            0 => 0.5,
+            others => scores[1..].iter().filter(near).count() as f64 / others as f64,
         };
         let balance = match best.abs() {
             0..=149 => 1.0,

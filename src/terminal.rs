@@ -2,7 +2,7 @@
 //! clock's `Ask` and the search thread, and a printer of the board and the search's lines.
 //! rmax thinks on the search thread while input keeps coming (`while_thinking`).
 
-use crate::clock::{plan, Ask};
+use crate::clock::{plan, Ask, OVERHEAD_MS};
 use crate::explain::explain;
 use crate::game::{colour, letter, line_san, numbered, read_move, read_pgn, san, start_board};
 use crate::game::{Game, Parsed, PgnGame};
@@ -28,6 +28,8 @@ move, and a move typed at the keyboard is not kept (type it after rmax's move). 
   hint, moves         a move for you (a short search); the legal moves
   analyse [n]         the n best lines (1 to 10; default 3), deeper until Enter (also: analyze)
   time <s>            rmax thinks s seconds a move (at most 3600; default 1; a paced level too)
+  clock <m>+<s>|off   a game on the clock: m minutes each, s seconds added a move (clock 10+5);
+                      off: back to time
   depth <n>           rmax searches n plies a move instead (1 to 64)
   level <elo>|off     rmax plays like a player rated elo (1000 to 2150; level 1500), or at full
                       strength (the default)
@@ -45,7 +47,7 @@ move, and a move typed at the keyboard is not kept (type it after rmax's move). 
 
 /// The commands: the words that call them (HELP says what they do) and their handlers.
 type Command = (&'static [&'static str], fn(&mut Terminal, &str));
-const COMMANDS: [Command; 26] = [
+const COMMANDS: [Command; 27] = [
     (&["help", "?"], |t, _| t.help()),
     (&["new"], |t, _| t.new_game()),
     (&["undo"], |t, _| t.undo()),
@@ -55,6 +57,7 @@ const COMMANDS: [Command; 26] = [
     (&["hint"], |t, _| t.hint()),
     (&["resign"], |t, _| t.resign()),
     (&["time"], Terminal::set_time),
+    (&["clock"], Terminal::set_clock),
     (&["depth"], Terminal::set_depth),
     (&["level"], Terminal::set_level),
     (&["pace"], Terminal::set_pace),
@@ -92,6 +95,37 @@ enum Limit {
     Depth(i64),
 }
 
+/// A game on the clock: the control (seconds, increment), the ms left (White, Black), and
+/// when the side to move's time began.
+#[derive(Clone, Copy)]
+struct Clock {
+    control: (f64, f64),
+    left: [i64; 2],
+    since: Instant,
+}
+
+impl Clock {
+    fn new(control: (f64, f64)) -> Clock {
+        let (left, since) = ([(control.0 * 1000.0) as i64; 2], Instant::now());
+        Clock {
+            control,
+            left,
+            since,
+        }
+    }
+
+    /// As PGN's TimeControl has it: `600+5`.
+    fn control(self) -> String {
+        format!("{}+{}", self.control.0, self.control.1)
+    }
+
+    /// Both clocks: `White 9:55, Black 10:00`.
+    fn text(self) -> String {
+        let [white, black] = self.left.map(clock_text);
+        format!("White {white}, Black {black}")
+    }
+}
+
 pub struct Terminal {
     game: Game,
     search: Searcher,
@@ -99,6 +133,10 @@ pub struct Terminal {
     human: u8,
     flip: bool,
     limit: Limit,
+    /// A game on the clock (it rules rmax's time instead of `limit`); the game's `resigned` is
+    /// a loss on time.
+    clock: Option<Clock>,
+    on_time: bool,
     /// The person gave `time`: it caps a paced move too (else pace::MAX_MS does).
     time_given: bool,
     level: Option<Level>,
@@ -148,6 +186,8 @@ impl Terminal {
             human: 8,
             flip: false,
             limit: Limit::Millis(1000),
+            clock: None,
+            on_time: false,
             time_given: false,
             level: None,
             pace: true,
@@ -270,10 +310,16 @@ impl Terminal {
     pub fn command(&mut self, line: &str) -> bool {
         let (word, arg) = split_word(line);
         let word = word.to_ascii_lowercase();
+        // the person's time ran out before this line came: the game is lost, a move not played
+        let mover = self.game.board().side == self.human && !self.search.busy();
+        let flag = mover && !self.punch(false);
+        if flag {
+            self.show_and_end();
+        }
         match COMMANDS.iter().find(|c| c.0.contains(&word.as_str())) {
             _ if matches!(word.as_str(), "quit" | "exit") => return false,
             Some((_, run)) => run(self, arg),
-            None if word.is_empty() => {}
+            None if word.is_empty() || flag => {}
             None => self.human_move(line),
         }
         true
@@ -284,10 +330,11 @@ impl Terminal {
     }
 
     fn limit_text(&self) -> String {
-        match self.limit {
-            Limit::Millis(ms) => format!("rmax thinks {} s per move", ms as f64 / 1000.0),
-            Limit::Depth(1) => "rmax searches 1 ply per move".into(),
-            Limit::Depth(d) => format!("rmax searches {d} plies per move"),
+        match (self.clock, self.limit) {
+            (Some(c), _) => format!("rmax plays on the clock, {} ({})", c.control(), c.text()),
+            (_, Limit::Millis(ms)) => format!("rmax thinks {} s per move", ms as f64 / 1000.0),
+            (_, Limit::Depth(1)) => "rmax searches 1 ply per move".into(),
+            (_, Limit::Depth(d)) => format!("rmax searches {d} plies per move"),
         }
     }
 
@@ -309,7 +356,7 @@ impl Terminal {
     }
 
     fn new_game(&mut self) {
-        self.game = Game::new(start_board());
+        self.restart(Game::new(start_board()));
         self.search.new_game(); // an empty hash table, no history
         self.next();
     }
@@ -327,8 +374,8 @@ impl Terminal {
 
     /// `go`: rmax takes the side to move, the person the other.
     fn swap_sides(&mut self) {
-        if let Some(end) = self.game.end() {
-            return say!("{} Type new or undo to go on.", end.describe());
+        if let Some(end) = self.ended() {
+            return say!("{end} Type new or undo to go on.");
         }
         self.human = self.game.board().side ^ 24;
         let (rmax, you) = (colour(self.human ^ 24), colour(self.human));
@@ -353,10 +400,8 @@ impl Terminal {
 
     /// `eval [FEN]`: the evaluation explained, of the position or of FEN (the game stays).
     fn eval(&mut self, fen: &str) {
-        if fen.is_empty() {
-            return say!("{}", explain(self.game.board(), &W));
-        }
         match parse_fen(fen) {
+            _ if fen.is_empty() => say!("{}", explain(self.game.board(), &W)),
             Ok(board) => say!("{}", explain(&board, &W)),
             Err(e) => say!("Bad FEN: {e} (eval alone: the position now)"),
         }
@@ -382,37 +427,32 @@ impl Terminal {
     }
 
     fn set_unicode(&mut self, arg: &str) {
-        match on_off(arg) {
-            Some(on) => {
-                self.unicode = on;
-                self.show();
-            }
-            None => say!("unicode on or unicode off: chess symbols for the pieces, or letters."),
-        }
+        let Some(on) = on_off(arg) else {
+            return say!("unicode on or unicode off: chess symbols for the pieces, or letters.");
+        };
+        self.unicode = on;
+        self.show();
     }
 
     fn set_depth(&mut self, arg: &str) {
         let Some(depth @ 1..=64) = int(arg) else {
             return say!("depth needs a number of plies from 1 to 64, e.g. depth 6");
         };
-        self.limit = Limit::Depth(depth);
+        (self.limit, self.clock) = (Limit::Depth(depth), None);
         let text = self.limit_text();
         say!("{text}, however long it takes (Enter: move now).");
     }
 
     fn set_time(&mut self, arg: &str) {
-        let s = arg
-            .parse::<f64>()
-            .ok()
-            .filter(|s| *s > 0.0 && s.is_finite());
-        let Some(s) = s else {
+        let positive = |s: &f64| *s > 0.0 && s.is_finite();
+        let Some(s) = arg.parse().ok().filter(positive) else {
             return say!("time needs the seconds per move, e.g. time 2 or time 0.5");
         };
         if s > MAX_SECONDS {
             say!("rmax thinks at most an hour per move: time {MAX_SECONDS}.");
         }
         self.limit = Limit::Millis((s.min(MAX_SECONDS) * 1000.0).max(1.0) as u64);
-        self.time_given = true;
+        (self.time_given, self.clock) = (true, None);
         say!("{}.", self.limit_text());
     }
 
@@ -430,11 +470,15 @@ impl Terminal {
         };
         self.level = Some(level);
         let pace = match self.pace {
-            true => "takes a person's time for a move (pace off: at once)",
+            true => "takes a person's time for a move",
             false => "moves at once (pace on: a person's time)",
         };
-        let (elo, nodes) = (level.elo, level.nodes);
-        say!("rmax plays like a player rated {elo} (at most {nodes} nodes a move) and {pace}.");
+        let (elo, nodes, margin) = (level.elo, level.nodes, f64::from(level.margin) / 100.0);
+        let pick = match level.lines {
+            1 => "its best line".to_string(),
+            n => format!("one of its {n} best lines up to {margin:.2} pawns below the best"),
+        };
+        say!("rmax plays like a player rated {elo} (at most {nodes} nodes a move, {pick}) and {pace}.");
     }
 
     /// `pace on` or `pace off`: at a level, a person's time for a move, or none.
@@ -472,8 +516,8 @@ impl Terminal {
 
     fn list_moves(&self) {
         let board = self.game.board();
-        if let Some(end) = self.game.end() {
-            return say!("No moves: the game is over. {}", end.describe());
+        if let Some(end) = self.ended() {
+            return say!("No moves: the game is over. {end}");
         }
         let moves: Vec<String> = board.gen(false).iter().map(|&m| san(board, m)).collect();
         say!("{} legal moves: {}", moves.len(), moves.join(" "));
@@ -520,14 +564,65 @@ impl Terminal {
 
     /// A new game (set up or loaded): the person plays the side to move.
     fn set_game(&mut self, game: Game) {
-        self.game = game;
+        self.restart(game);
         self.human = self.game.board().side;
         self.next();
     }
 
+    /// Another game: on a clock, both full again.
+    fn restart(&mut self, game: Game) {
+        (self.game, self.on_time) = (game, false);
+        self.clock = self.clock.map(|c| Clock::new(c.control));
+    }
+
+    /// `clock M+S`: minutes each and seconds added a move (fractions too); `clock off`.
+    fn set_clock(&mut self, arg: &str) {
+        let number = |t: &str, most| t.trim().parse().ok().filter(|v| (0.0..=most).contains(v));
+        self.clock = match arg.split_once('+').map(|(m, s)| (number(m, 600.0), number(s, 60.0))) {
+            Some((Some(m), Some(s))) if m > 0.0 => Some(Clock::new((m * 60.0, s))),
+            _ if arg.eq_ignore_ascii_case("off") => None,
+            _ => return say!("clock needs minutes each + seconds added a move (at most 600+60), e.g. clock 10+5 or clock 0.5+0; or clock off"),
+        };
+        let Some(c) = self.clock else {
+            return say!("The clock is off: {}.", self.limit_text());
+        };
+        let (each, inc, control) = (clock_text(c.left[0]), c.control.1, c.control());
+        say!(
+            "On the clock: {each} each, {inc} s added a move ({control}); clock off: back to time."
+        );
+    }
+
+    /// Stops the side to move's clock (`moved`: its increment added) and starts it again;
+    /// false when its time ran out: the game is lost on time (no clock runs after the end).
+    fn punch(&mut self, moved: bool) -> bool {
+        let (side, over) = (self.game.board().side, self.game.end().is_some());
+        let Some(clock) = &mut self.clock else {
+            return true;
+        };
+        let spent = std::mem::replace(&mut clock.since, Instant::now()).elapsed();
+        let left = &mut clock.left[usize::from(side != 8)];
+        *left -= i64::from(!over) * spent.as_millis() as i64;
+        if over || *left > 0 {
+            *left += i64::from(moved) * (clock.control.1 * 1e3) as i64;
+            return true;
+        }
+        (*left, self.game.resigned, self.on_time) = (0, Some(side), true);
+        false
+    }
+
+    /// How the game ended, with its result (`Checkmate: White wins, 1-0.`).
+    fn ended(&self) -> Option<String> {
+        let end = self.game.end()?;
+        let (Some(side), true) = (self.game.resigned, self.on_time) else {
+            return Some(end.describe());
+        };
+        let (loser, winner, score) = (colour(side), colour(side ^ 24), end.score());
+        Some(format!("{loser} loses on time: {winner} wins, {score}."))
+    }
+
     fn resign(&mut self) {
-        if let Some(end) = self.game.end() {
-            return say!("The game is over already: {}", end.describe());
+        if let Some(end) = self.ended() {
+            return say!("The game is over already: {end}");
         }
         self.game.resigned = Some(self.human);
         self.next();
@@ -537,18 +632,23 @@ impl Terminal {
     fn record(&self) -> PgnGame {
         let (me, rmax) = ("You".to_string(), format!("rmax {VERSION}"));
         let rating = ["BlackElo", "WhiteElo"][usize::from(self.human != 8)];
-        let elo = self.level.map(|l| (rating, l.elo.to_string()));
+        let mut tags = vec![];
+        tags.extend(self.level.map(|l| (rating, l.elo.to_string())));
+        tags.extend(self.clock.map(|c| ("TimeControl", c.control())));
+        if self.on_time && self.game.resigned.is_some() {
+            tags.push(("Termination", "time forfeit".into()));
+        }
         let mut names = [me, rmax];
         if self.human != 8 {
             names.swap(0, 1);
         }
-        self.game.record(&names[0], &names[1], elo.as_slice())
+        self.game.record(&names[0], &names[1], &tags)
     }
 
     /// `hint`: what rmax would play in the person's place, after a short search.
     fn hint(&mut self) {
-        if let Some(end) = self.game.end() {
-            return say!("The game is over: {}", end.describe());
+        if let Some(end) = self.ended() {
+            return say!("The game is over: {end}");
         }
         let (board, keys) = (*self.game.board(), self.game.keys());
         let ms = match self.limit {
@@ -575,6 +675,7 @@ impl Terminal {
                 say!("Unknown command or move '{text}': type help for the commands.")
             }
             _ if over => say!("The game is over: type new or undo."),
+            Parsed::Move(_) if !self.punch(true) => self.show_and_end(),
             Parsed::Move(m) => {
                 self.game.push(m);
                 self.next();
@@ -605,11 +706,23 @@ impl Terminal {
     fn think(&mut self) {
         let (board, mut ask) = (*self.game.board(), Ask::default());
         (ask.movetime, ask.depth, ask.mate) = match self.limit {
+            _ if self.clock.is_some() => (None, None, Some(i64::MAX)),
             Limit::Millis(ms) => (Some(ms as i64), None, Some(i64::MAX)),
             Limit::Depth(d) => (None, Some(d), None),
         };
+        // on the clock, as in a GUI's game (a level's pace within the move's hard limit)
+        let (side, clock) = (usize::from(board.side != 8), self.clock);
+        ask.clock = clock.map(|c| (c.left[side], (c.control.1 * 1e3) as i64, None));
+        ask.overhead = OVERHEAD_MS * i64::from(self.clock.is_some());
         let pace = self.pace.then(|| self.pace_ms());
         ask.level = self.level.map(|level| Level { pace, ..level });
+        let mut plan = plan(ask);
+        if let Some(clock) = self.clock {
+            say!("Clocks: {}.", clock.text());
+            if let Some(level) = &mut plan.level {
+                level.pace = level.pace.map(|ms| ms.min(plan.hard));
+            }
+        }
         let (live, lines) = (self.live, self.level.is_none());
         match live {
             true => print_now(&format!("{CLEAR_LINE}{THINKING}...")),
@@ -627,7 +740,7 @@ impl Terminal {
                 (false, _) => {}
             }
         };
-        self.search.start(&self.game, plan(ask), Box::new(print));
+        self.search.start(&self.game, plan, Box::new(print));
     }
 
     /// `analyse [n]`: the n best lines, deepening until Enter, at full strength (advice, not play).
@@ -638,8 +751,8 @@ impl Terminal {
             Some(n) => n as usize,
             None => return say!("analyse needs a number of lines from 1 to {most} (analyse 3)."),
         };
-        if let Some(end) = self.game.end() {
-            return say!("No moves to analyse: the game is over. {}", end.describe());
+        if let Some(end) = self.ended() {
+            return say!("No moves to analyse: the game is over. {end}");
         }
         let board = *self.game.board();
         let shown = lines.min(board.gen(false).len());
@@ -677,7 +790,7 @@ impl Terminal {
         }
         self.clear_thinking();
         let (board, info) = (*self.game.board(), outcome.info);
-        if let Some(m) = outcome.best {
+        if let Some(m) = outcome.best.filter(|_| self.punch(true)) {
             let score = Score::white(info.score, board.side).pawns();
             let (played, depth, secs) = (numbered(&board, m), info.depth, info.ms as f64 / 1e3);
             say!("rmax plays {played}   (depth {depth}, {score}, {secs:.2} s)");
@@ -688,8 +801,8 @@ impl Terminal {
 
     fn show_and_end(&self) {
         self.show();
-        if let Some(end) = self.game.end() {
-            say!("{} Type new or undo to go on.", end.describe());
+        if let Some(end) = self.ended() {
+            say!("{end} Type new or undo to go on.");
         }
     }
 
@@ -704,7 +817,15 @@ impl Terminal {
     /// Takes back the person's last move and rmax's reply to it; a resignation first.
     fn undo(&mut self) {
         if self.game.resigned.take().is_some() {
-            say!("You take back your resignation.");
+            let on_time = std::mem::take(&mut self.on_time);
+            self.clock = self.clock.filter(|_| !on_time);
+            match on_time {
+                true => say!(
+                    "The loss on time is taken back; the clock is off: {}.",
+                    self.limit_text()
+                ),
+                false => say!("You take back your resignation."),
+            }
             return self.show();
         }
         // the person's last move, and rmax's reply if rmax moved last
@@ -738,13 +859,15 @@ impl Terminal {
             }
         };
         let how = Some(self.how(false)).filter(|how| how != "at full strength");
-        let gap = match (how.is_some(), status.chars().last()) {
-            (false, _) | (_, None) => "",
+        let how = how.map(|how| format!("rmax plays {how}."));
+        let clocks = self.clock.map(|c| format!("Clocks: {}.", c.text()));
+        let more: Vec<String> = [how, clocks].into_iter().flatten().collect();
+        let gap = match (more.is_empty(), status.chars().last()) {
+            (true, _) | (_, None) => "",
             (_, Some('.' | '!')) => " ",
             _ => ". ",
         };
-        let how = how.map_or(String::new(), |how| format!("rmax plays {how}."));
-        say!("{text}\n{status}{gap}{how}");
+        say!("{text}\n{status}{gap}{}", more.join(" "));
     }
 
     /// A piece code (as in lib.rs) as shown: a chess symbol or its FEN letter.
@@ -766,6 +889,14 @@ fn on_off(arg: &str) -> Option<bool> {
         .iter()
         .position(|w| arg.eq_ignore_ascii_case(w))
         .map(|i| i == 1)
+}
+
+/// Time left as a clock shows it: `9:55`, tenths under 10 s (`0:04.3`).
+fn clock_text(ms: i64) -> String {
+    let ms = ms.max(0);
+    let (minutes, seconds, tenths) = (ms / 60_000, ms / 1000 % 60, ms % 1000 / 100);
+    let tenths = (ms < 10_000).then(|| format!(".{tenths}"));
+    format!("{minutes}:{seconds:02}{}", tenths.unwrap_or_default())
 }
 
 /// Rewrites the thinking line with the time since now, every TICK_MS, while `ticking`.
@@ -806,25 +937,4 @@ fn utf8_locale() -> bool {
     let value = vars.into_iter().find(|v| !v.is_empty()).unwrap_or_default();
     let value = value.to_lowercase();
     value.contains("utf-8") || value.contains("utf8")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// HELP is a fixed text: it names every command, and the range the level table offers.
-    #[test]
-    fn the_help_names_every_command_and_the_levels_range() {
-        let (low, high, default) = (level::ELO_MIN, level::ELO_MAX, level::ELO_DEFAULT);
-        let range = format!("({low} to {high}; level {default})");
-        assert!(HELP.contains(&range), "{range}");
-        let named: Vec<&str> = HELP.split(|c: char| !c.is_alphanumeric()).collect();
-        for word in COMMANDS
-            .iter()
-            .flat_map(|c| c.0)
-            .filter(|w| !["help", "?", "exit"].contains(w))
-        {
-            assert!(named.contains(word), "{word}");
-        }
-    }
 }

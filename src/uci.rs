@@ -17,8 +17,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// The options as `uci` lists them: name, default, min, max, and a spin's unit (in its error),
-/// or `check`, or `button` (SimulateThinkingTime: Velvet's name for a level's human pace).
-const OPTIONS: [(&str, i64, i64, i64, &str); 8] = [
+/// or `check`, or `button` (SimulateThinkingTime: Velvet's name for a level's human pace;
+/// Ponder: what GUIs look for before `go ponder`, which works whatever its value).
+const OPTIONS: [(&str, i64, i64, i64, &str); 9] = [
     ("Hash", HASH_MB as i64, 1, 1024, " (MB)"),
     ("Clear Hash", 0, 0, 0, "button"),
     ("Move Overhead", OVERHEAD_MS, 0, 5000, " (ms)"),
@@ -27,6 +28,7 @@ const OPTIONS: [(&str, i64, i64, i64, &str); 8] = [
     ("UCI_LimitStrength", 0, 0, 1, "check"),
     ("UCI_Elo", ELO_DEFAULT, ELO_MIN, ELO_MAX, ""),
     ("SimulateThinkingTime", 0, 0, 1, "check"),
+    ("Ponder", 0, 0, 1, "check"),
 ];
 
 /// The most `go` searches (ms) when a clock is not a number: a quick move, no endless search.
@@ -138,6 +140,7 @@ impl Uci {
             return set_tunable(&name, &value);
         };
         let (name, _, min, max, kind) = OPTIONS[i];
+        let within = |v: &i64| (min..=max).contains(v);
         let v = match (kind, value.to_ascii_lowercase().as_str()) {
             ("check", "false" | "true") => Ok(i64::from(value.len() == 4)),
             ("check", _) => Err(format!("{name} needs true or false")),
@@ -145,7 +148,7 @@ impl Uci {
             (unit, v) => v
                 .parse()
                 .ok()
-                .filter(|v| (min..=max).contains(v))
+                .filter(within)
                 .ok_or(format!("{name} needs a value from {min} to {max}{unit}")),
         };
         let v = match v {
@@ -355,10 +358,8 @@ fn parse_go<'a>(
                 }
                 None => {
                     // the bad value goes with its word, unless it is the next keyword
-                    let value = words
-                        .next_if(|w| !keyword(w))
-                        .map(|v| format!(", not '{}'", short(v)));
-                    let value = value.unwrap_or_default();
+                    let value = words.next_if(|w| !keyword(w)).map(|v| short(v));
+                    let value = value.map(|v| format!(", not '{v}'")).unwrap_or_default();
                     errors.push(format!("{word} needs a whole number{value}"));
                     bad_clock |= !["movetime", "depth", "nodes", "mate", "perft"].contains(&word);
                 }
@@ -376,15 +377,13 @@ fn numeric(word: &str) -> bool {
 /// A tune build's search constant (`src/tuning.rs`).
 #[cfg(feature = "tune")]
 fn set_tunable(name: &str, value: &str) {
-    let set = match value.parse::<i64>() {
-        Ok(v) => rmax::tuning::set(name, v),
-        Err(_) => Err(format!(
-            "{} needs a whole number, not '{}'",
-            short(name),
-            short(value)
-        )),
-    };
-    if let Err(e) = set {
+    let bad = format!(
+        "{} needs a whole number, not '{}'",
+        short(name),
+        short(value)
+    );
+    let set = value.parse().map_err(|_| bad);
+    if let Err(e) = set.and_then(|v| rmax::tuning::set(name, v)) {
         say!("info string error: {e}");
     }
 }

@@ -183,3 +183,28 @@ fn an_argument_that_is_not_utf8_is_just_a_bad_argument() {
         .expect("runs");
     assert_eq!(status.code(), Some(2));
 }
+
+/// `rmax help` is `rmax --help`; the usage tells where review writes by default, as it does.
+#[test]
+fn help_as_a_word_prints_the_usage_which_tells_reviews_default_output() {
+    let (status, out, _) = run(&["help"], 5.0);
+    assert!(status.success());
+    assert_eq!(out, run(&["--help"], 5.0).1);
+    assert!(out.contains("(default: FILE's name with -review)"), "{out}");
+    assert!(!out.contains("game-review.pgn"), "{out}");
+    let (status, _, err) = run(&["help", "me"], 5.0);
+    assert_eq!(status.code(), Some(2));
+    assert!(err.contains("help takes no argument, not 'me'"), "{err}");
+}
+
+/// A perft deeper than 20 would run for ages: refused with the range, as bench's depth is.
+#[test]
+fn perft_refuses_a_depth_beyond_its_range() {
+    for depth in ["21", "99", "-1"] {
+        let (status, out, err) = run(&["perft", depth], 5.0);
+        assert_eq!(status.code(), Some(2), "{depth}");
+        assert!(out.is_empty(), "{out}");
+        let want = format!("rmax: perft: '{depth}' is not a depth from 0 to 20");
+        assert!(err.starts_with(&want), "{err}");
+    }
+}

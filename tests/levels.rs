@@ -737,3 +737,51 @@ fn level_1000_does_not_always_open_with_the_same_move() {
     firsts.dedup();
     assert!(firsts.len() > 1, "always {firsts:?}");
 }
+
+/// The level of each rating, as `level` says it: README's table row by row, and between the
+/// rows nodes geometric (the midpoint: the rows' geometric mean), margins linear, the lower
+/// row's lines; a point of Elo more is more nodes, never a wider margin or more lines
+/// (moved from an in-file test of src/level.rs).
+#[test]
+fn the_levels_are_the_readme_table_and_interpolate_between_its_rows() {
+    let mut r = terminal("0.05");
+    let mut got = |elo: i64| -> Option<(u64, usize, i64)> {
+        let out = say(&mut r, &format!("level {elo}"));
+        let rest = out.split(" (at most ").nth(1)?;
+        let (nodes, rest) = rest.split_once(" nodes a move, ")?;
+        let lines = match rest.strip_prefix("one of its ") {
+            Some(rest) => rest.split(' ').next()?.parse().ok()?,
+            None => usize::from(rest.starts_with("its best line)")),
+        };
+        let margin = rest
+            .split(" up to ")
+            .nth(1)
+            .map_or(Some(0.0), |r| r.split(' ').next()?.parse::<f64>().ok())?;
+        Some((nodes.parse().ok()?, lines, (margin * 100.0).round() as i64))
+    };
+    let readme = [
+        (1000, 1_500, 4, 200),
+        (1400, 4_000, 4, 100),
+        (1800, 40_000, 4, 50),
+        (2150, 10_000_000, 1, 0),
+    ];
+    for (elo, nodes, lines, margin) in readme {
+        assert_eq!(got(elo), Some((nodes, lines, margin)), "{elo}");
+    }
+    // sqrt(1500 * 4000) = 2449.5, sqrt(4000 * 40000) = 12649.1, sqrt(4e4 * 1e7) = 632455.5;
+    // a quarter of the way from 1000: 1500 * (8/3)^(1/4) = 1916.9
+    assert_eq!(got(1200), Some((2_449, 4, 150)));
+    assert_eq!(got(1600), Some((12_649, 4, 75)));
+    assert_eq!(got(1975), Some((632_456, 4, 25)));
+    assert_eq!(got(1100), Some((1_917, 4, 175)));
+    assert_eq!((got(999), got(2151)), (None, None));
+    assert!(got(1500).is_some()); // UCI_Elo's default
+    let levels: Vec<(u64, usize, i64)> = (1000..=2150).map(|e| got(e).expect("a level")).collect();
+    for w in levels.windows(2) {
+        let ((n, l, m), (next_n, next_l, next_m)) = (w[0], w[1]);
+        assert!(
+            next_n > n && next_m <= m && next_l <= l && next_l >= 1,
+            "{w:?}"
+        );
+    }
+}

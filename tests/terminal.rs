@@ -705,3 +705,149 @@ fn the_pgn_is_dated_today() {
         "{today}\n{pgn}"
     );
 }
+
+/// `help` names every command, and the range of the levels table (moved from an in-file test
+/// of src/terminal.rs).
+#[test]
+fn the_help_names_every_command_and_the_levels_range() {
+    let mut r = terminal("0.05");
+    let help = say(&mut r, "help");
+    assert!(help.contains("(1000 to 2150; level 1500)"), "{help}");
+    let named: Vec<&str> = help.split(|c: char| !c.is_alphanumeric()).collect();
+    let commands = "new undo go white black hint resign time clock depth level pace threads \
+        analyse analyze board eval flip unicode moves fen setboard pgn save load review quit";
+    for word in commands.split_whitespace() {
+        assert!(named.contains(&word), "{word}: {help}");
+    }
+    assert!(help.contains("clock <m>+<s>|off"), "{help}");
+}
+
+/// The level's message says plainly whether rmax waits like a person or moves at once.
+#[test]
+fn the_level_message_says_whether_rmax_takes_a_persons_time() {
+    let mut r = terminal("0.05");
+    let out = say(&mut r, "level 1200");
+    assert!(
+        out.contains("the best) and takes a person's time for a move.\n"),
+        "{out}"
+    );
+    say(&mut r, "pace off");
+    let out = say(&mut r, "level 1200");
+    assert!(
+        out.contains("and moves at once (pace on: a person's time).\n"),
+        "{out}"
+    );
+}
+
+/// A game on the clock at 1+1: both clocks shown after each move, rmax's replies on its clock,
+/// the game played to its mate, and its PGN with the TimeControl (no Termination: a mate).
+#[test]
+fn a_game_at_clock_1_1_shows_both_clocks_and_ends_in_its_mate() {
+    let mut r = terminal("0.05");
+    say(&mut r, &format!("setboard {FORCED}"));
+    let out = say(&mut r, "clock 1+1");
+    assert!(
+        out.starts_with("On the clock: 1:00 each, 1 s added a move (60+1)"),
+        "{out}"
+    );
+    assert!(say(&mut r, "board").contains("Clocks: White 1:00, Black 1:00."));
+    for (i, san) in ["Ne7+", "Rh8+", "Rh1", "Qh7#"].iter().enumerate() {
+        let out = say(&mut r, san);
+        assert!(!out.contains("loses on time"), "{out}");
+        if i < 3 {
+            assert!(out.contains("Clocks: White 1:0"), "{out}");
+            let status = out.lines().rev().nth(1).unwrap_or("");
+            assert!(status.contains(". Clocks: White 1:0"), "{out}");
+        } else {
+            assert!(out.contains("Checkmate: White wins, 1-0."), "{out}");
+        }
+    }
+    let pgn = say(&mut r, "pgn");
+    assert!(pgn.contains("[TimeControl \"60+1\"]\n"), "{pgn}");
+    assert!(
+        pgn.contains("[Result \"1-0\"]") && !pgn.contains("Termination"),
+        "{pgn}"
+    );
+    assert!(say(&mut r, "help").contains("Now: rmax plays on the clock, 60+1 (White 1:0"));
+}
+
+/// Sudden death in 6 s with 0.1 s a move (fractional minutes), piped moves answered at once:
+/// rmax spends its time as in a GUI's game and never flags, to the end of the game.
+#[test]
+fn on_a_short_clock_rmax_never_flags_in_a_game_played_to_its_end() {
+    let mut r = terminal_alone("0.05");
+    assert!(say(&mut r, "clock 0.1+0.1").contains("(6+0.1)"));
+    let mut rng = Rng(68);
+    let mut ended = false;
+    for _ in 0..150 {
+        let board = Board::from_fen(&terminal_fen(&mut r)).expect("a FEN");
+        let moves = board.gen(false);
+        let out = say(&mut r, &moves[rng.below(moves.len())].to_string());
+        assert!(
+            !out.contains("loses on time") && !out.contains("Illegal"),
+            "{out}"
+        );
+        if out.contains("Type new or undo") {
+            ended = true;
+            break;
+        }
+        assert!(
+            out.contains("rmax plays") && out.contains("Clocks: White"),
+            "{out}"
+        );
+    }
+    let pgn = say(&mut r, "pgn");
+    assert!(pgn.contains("[TimeControl \"6+0.1\"]"), "{pgn}");
+    assert!(ended && !pgn.contains("[Result \"*\"]"), "{pgn}");
+}
+
+/// The person's time runs from rmax's move (or the clock's start) to their line: one who
+/// waits flags, the move is not played, the game is lost on time (its PGN says so); undo takes
+/// the loss back with the clock off; `time` and `clock off` end the clock too.
+#[test]
+fn a_person_who_waits_too_long_loses_on_time() {
+    let mut r = terminal("0.05");
+    for bad in [
+        "", "10", "10+", "+5", "0+5", "ten+5", "601+0", "10+61", "-1+0",
+    ] {
+        let out = say(&mut r, &format!("clock {bad}"));
+        assert!(out.starts_with("clock needs minutes each"), "{bad}: {out}");
+    }
+    let out = say(&mut r, "clock 0.02+0");
+    assert!(
+        out.starts_with("On the clock: 0:01.2 each, 0 s added"),
+        "{out}"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let out = say(&mut r, "e4");
+    assert!(out.contains("Clocks: White 0:00.0, Black 0:01.2."), "{out}");
+    assert!(
+        out.contains("White loses on time: Black wins, 0-1."),
+        "{out}"
+    );
+    assert_eq!(terminal_fen(&mut r), START);
+    assert!(say(&mut r, "e4").contains("The game is over"));
+    let pgn = say(&mut r, "pgn");
+    for tag in [
+        "Result \"0-1\"",
+        "TimeControl \"1.2+0\"",
+        "Termination \"time forfeit\"",
+    ] {
+        assert!(pgn.contains(&format!("[{tag}]\n")), "{tag}: {pgn}");
+    }
+    let out = say(&mut r, "undo");
+    assert!(
+        out.starts_with("The loss on time is taken back; the clock is off"),
+        "{out}"
+    );
+    assert!(say(&mut r, "e4").contains("rmax plays"));
+    say(&mut r, "clock 5+0");
+    assert!(say(&mut r, "time 0.05").contains("rmax thinks 0.05 s per move."));
+    assert!(!say(&mut r, "board").contains("Clocks"));
+    say(&mut r, "clock 5+0");
+    let out = say(&mut r, "clock off");
+    assert!(
+        out.starts_with("The clock is off: rmax thinks 0.05 s per move."),
+        "{out}"
+    );
+}

@@ -1036,3 +1036,30 @@ fn move_overhead_is_kept_off_the_clock() {
     let ms = timed_go(&mut r, MIDDLEGAME, "go wtime 3000 btime 3000 movestogo 1");
     assert!(ms < 300, "{ms} ms");
 }
+
+/// GUIs look for `option name Ponder` before they ponder: listed, accepted either way, and
+/// `go ponder` then `ponderhit` play as before.
+#[test]
+fn the_ponder_option_is_listed_and_accepted() {
+    let mut r = uci();
+    r.send("uci");
+    let out = r.expect("uciok\n", 5.0);
+    assert!(
+        out.contains("option name Ponder type check default false\n"),
+        "{out}"
+    );
+    for value in ["true", "false", "true"] {
+        r.send(&format!("setoption name Ponder value {value}"));
+    }
+    r.send("setoption name Ponder value maybe");
+    r.send("isready");
+    let out = r.expect("readyok\n", 5.0);
+    assert_eq!(
+        out,
+        "info string error: Ponder needs true or false, not 'maybe'\nreadyok\n"
+    );
+    r.send("position startpos moves e2e4");
+    r.send("go ponder depth 3");
+    r.send("ponderhit");
+    assert!(legal(&board_after(START, &["e2e4"]), &r.bestmove(10.0)));
+}

@@ -8,6 +8,13 @@ pub mod features;
 /// The tools' command line, random numbers, durations and fastchess.
 pub mod tools;
 
+pub mod calibrate;
+pub mod datagen;
+pub mod explain;
+pub mod spsa;
+pub mod teacher;
+pub mod tune;
+
 /// A tunable constant: its UCI option's name, its value in lib.rs, its range, and SPSA's
 /// perturbation at the end of a run (`c_end`, in the constant's units).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -663,3 +663,172 @@ fn the_last_tenth_of_the_file_is_held_out() {
         "{held_out} {held_out_first}"
     );
 }
+
+/// Moved from src/tuning/tune.rs: its inner parts, called as the library has them.
+mod tune_inside {
+    use rmax::tuning::features::*;
+    use rmax::tuning::tune::*;
+    use rmax::W;
+
+    const LINES: [&str; 4] = [
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3 [1.0]",
+        "4rrk1/pp1n3p/3q2pQ/2p1pb2/2PP4/2P3N1/P2B2PP/4RRK1 b - - 7 19 [0.5] -250",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11 [0.0] 40 some comment",
+        "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1 [0.5] 1-0",
+    ];
+
+    fn lib() -> Vec<[f64; 2]> {
+        lib_weights().iter().map(|x| x.map(f64::from)).collect()
+    }
+
+    /// Results and scores read as they stand (a score is the number right after the
+    /// result), then blended: lambda on the score's sigmoid, the result alone without one.
+    #[test]
+    fn lines_give_results_scores_and_blended_targets() {
+        let mut d: Vec<Sample> = LINES.iter().filter_map(|l| sample(l)).collect();
+        let read: Vec<(f32, Option<f32>)> = d.iter().map(|s| (s.result, s.score)).collect();
+        assert_eq!(
+            read,
+            [
+                (1.0, None),
+                (0.5, Some(-250.0)),
+                (0.0, Some(40.0)),
+                (0.5, None)
+            ]
+        );
+        assert!(sample("8/8/8 w - - [1.0]").is_none() && sample(&LINES[0][..60]).is_none());
+        set_targets(&mut d, 0.9, 0.25);
+        let expected = [
+            1.0,
+            0.25 * sigmoid(-250.0, 0.9) + 0.375,
+            0.25 * sigmoid(40.0, 0.9),
+            0.5,
+        ];
+        for (s, e) in d.iter().zip(expected) {
+            assert!((s.target as f64 - e).abs() < 1e-6, "{} {e}", s.target);
+        }
+        // the sigmoid is White's chance, even at 0 cp; K fitted to scores twice the scale is half
+        assert!(sigmoid(0.0, 0.9) == 0.5 && sigmoid(3000.0, 0.9) > 0.9999);
+        let pairs: Vec<(f64, f64)> = (-40..=40)
+            .map(|i| (i as f64 * 10.0, sigmoid(i as f64 * 10.0, 1.3)))
+            .collect();
+        let doubled: Vec<(f64, f64)> = pairs.iter().map(|&(x, r)| (2.0 * x, r)).collect();
+        let (k, k2) = (fit_k(&pairs), fit_k(&doubled));
+        assert!(
+            (k - 1.3).abs() < 1e-3 && (k - 2.0 * k2).abs() < 1e-3,
+            "{k} {k2}"
+        );
+    }
+
+    #[test]
+    fn gradient_matches_finite_differences() {
+        let d: Vec<Sample> = LINES.iter().filter_map(|l| sample(l)).collect();
+        let w = lib();
+        let (err, g) = gradient(&d, &w, 1.1, 2);
+        assert!((err - gradient(&d, &w, 1.1, 1).0).abs() < 1e-12);
+        let mut tested = 0;
+        let weights = (0..FEATURES).flat_map(|i| [(i, 0), (i, 1)]);
+        for (i, j) in weights.filter(|&(i, j)| g[i][j] != 0.0) {
+            let at = |h: f64| {
+                let mut x = w.clone();
+                x[i][j] += h;
+                gradient(&d, &x, 1.1, 1).0
+            };
+            let numeric = (at(0.01) - at(-0.01)) / 0.02;
+            let (near, g) = (1e-6 * g[i][j].abs() + 1e-12, g[i][j]);
+            assert!((numeric - g).abs() <= near, "{i}/{j}: {numeric}");
+            tested += 1;
+        }
+        assert!(tested > 30, "{tested}");
+    }
+
+    /// With --tables a piece's value plus a square's entry moves by at most a rounding, or is
+    /// listed as clamped; without, lib.rs's weights come back as they are, `W` line by line as
+    /// lib.rs has it.
+    #[test]
+    fn quantized_weights_are_lib_rs_s() {
+        let w = lib();
+        let (q, clamped) = quantize(&w, true);
+        let mut off = 0;
+        for kind in 0..5 {
+            for sq in (0..64).filter(|&sq| kind > 0 || (8..56).contains(&sq)) {
+                for eg in 0..2 {
+                    let was = w[MATERIAL + kind][eg] + w[PST + kind * 64 + sq][eg];
+                    let now = q[MATERIAL + kind][eg] + q[PST + kind * 64 + sq][eg];
+                    off += ((now as f64 - was).abs() > 2.5) as usize;
+                }
+            }
+        }
+        assert_eq!(off, clamped.len(), "{clamped:?}");
+        let (q, clamped) = quantize(&w, false);
+        assert_eq!((q == lib_weights(), clamped.len()), (true, 0));
+        assert_eq!(W_LINES.iter().map(|l| l.0).sum::<usize>(), W.len());
+        let printed = print_weights(&q);
+        let block = &printed[printed.find("pub const W").expect("W")..];
+        assert!(
+            include_str!("../src/lib.rs").contains(block),
+            "lib.rs has no block\n{block}"
+        );
+    }
+}
+
+/// Moved from src/tuning/datagen.rs: its inner parts, called as the library has them.
+mod datagen_inside {
+    use rmax::tuning::datagen::*;
+    use rmax::{Board, Engine};
+
+    #[test]
+    fn own_labels_are_whites_view_and_mates_the_limit() {
+        let mut l = Labeller::start(&(None, Some(2000), None)).expect("rmax labels in process");
+        for (fen, label) in [
+            ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", LABEL_LIMIT),
+            ("r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1", -LABEL_LIMIT),
+        ] {
+            assert_eq!(l.label(&Board::from_fen(fen).unwrap()), Ok(label), "{fen}");
+        }
+    }
+
+    /// Two rooks and three pawns against a bare king, no mate within three moves: with 394
+    /// plies behind, won after 6 more (beyond 10 pawns); with 395, drawn at the 400th ply.
+    #[test]
+    fn games_are_won_after_6_plies_beyond_10_pawns_and_drawn_at_400() {
+        let board = Board::from_fen("8/8/8/4k3/8/8/5PPP/RR5K w - - 0 1").expect("a FEN");
+        let mut engine = Engine::new(HASH_MB);
+        let keys = |n: u64| (1..=n).collect::<Vec<u64>>(); // (repeating nothing)
+        let (quiet, result) = play_from(&mut engine, board, keys(394), 300);
+        assert_eq!((result, quiet.len() <= 6), (0, true), "White wins");
+        let (quiet, result) = play_from(&mut engine, board, keys(395), 300);
+        assert_eq!((result, quiet.len() <= 5), (1, true), "a draw");
+        let (quiet, result) = play_from(&mut engine, board, keys(399), 300);
+        assert_eq!((result, quiet.len() <= 1), (1, true), "the 400th ply");
+    }
+}
+
+/// Moved from src/tuning/teacher.rs: its inner parts, called as the library has them.
+mod teacher_inside {
+    use rmax::tuning::teacher::*;
+
+    #[test]
+    fn scores_of_info_lines() {
+        let sf = "info depth 12 seldepth 11 multipv 1 score cp 37 nodes 20016 pv g8f6 b1c3";
+        assert_eq!(info_score(sf), Ok(Some((37, true))));
+        let bound = "info depth 9 score cp -120 lowerbound nodes 900";
+        assert_eq!(info_score(bound), Ok(Some((-120, false))));
+        let mated = "info depth 20 score mate -3 pv e2e4";
+        assert_eq!(info_score(mated), Ok(Some((-MATE, true))));
+        for none in [
+            "info depth 3 nodes 100 time 2 pv e2e4",
+            "info string score cp 5 is what I think",
+            "info depth 3 pv e2e4 score",
+            "bestmove e2e4 ponder e7e5",
+            "score cp 10",
+            "",
+        ] {
+            assert_eq!(info_score(none), Ok(None), "{none}");
+        }
+        let garbage = "info score cp lots,info score,info score mate,info score wdl 1 2 3";
+        for garbage in garbage.split(',') {
+            assert!(info_score(garbage).is_err(), "{garbage}");
+        }
+    }
+}

@@ -166,3 +166,53 @@ fn the_tools_read_fastchess_and_write_for_people() {
     );
     assert!((0..1000).all(|_| a.below(5) < 5 && (0.0..1.0).contains(&a.uniform())));
 }
+
+/// Moved from src/tuning/explain.rs: its inner parts, called as the library has them.
+mod explain_inside {
+    use rmax::tuning::explain::*;
+    use rmax::tuning::features::*;
+    use rmax::{Board, START, W};
+
+    /// On eval.epd's positions and one ply after them: the rows add up to the total, which is
+    /// `Board::eval`; a changed weight of `W` changes its own row and no other.
+    #[test]
+    fn the_table_adds_up_to_board_eval_and_each_weight_moves_its_row() {
+        let text = include_str!("data/eval.epd");
+        let (mut boards, mut n) = (vec![], 0);
+        for line in text.lines() {
+            let fen: Vec<&str> = line.split(' ').take(6).collect();
+            let board = Board::from_fen(&fen.join(" ")).expect("a FEN");
+            boards.extend(board.gen(false).into_iter().map(|m| board.after(m)));
+            boards.push(board);
+        }
+        for board in &boards {
+            let e = explain(board, &W);
+            assert_eq!(e.total(), board.eval(), "{}\n{e}", board.fen());
+            let sums = e.rows.iter().fold((0, 0), |(m, g), r| (m + r.1, g + r.2));
+            assert_eq!(sums, e.position.sums(&lib_weights(), |_| true));
+            n += 1;
+        }
+        assert!(n > 10_000, "{n} positions");
+        let board = &boards[boards.len() - 1];
+        let before = explain(board, &W);
+        for (l, (_, _, name)) in W_LINES.iter().enumerate() {
+            let mut w = W;
+            w[line(l).start - TERMS] += 7 + (3 << 16);
+            let after = explain(board, &w);
+            for (a, b) in after.rows.iter().zip(&before.rows) {
+                assert!(a == b || a.0 == *name, "{name} moved {}", a.0);
+            }
+        }
+    }
+
+    #[test]
+    fn the_start_position_is_the_tempo_alone() {
+        let e = explain(&Board::from_fen(START).expect("START"), &W);
+        for (name, mg, eg) in &e.rows {
+            assert!((mg, eg) == (&0, &0) || *name == "Tempo", "{name}");
+        }
+        let text = e.to_string();
+        assert_eq!(text.lines().count(), 19, "{text}");
+        assert!(text.ends_with("White to move (Board::eval)"), "{text}");
+    }
+}

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Display;
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus, Stdio};
 use std::str::FromStr;
@@ -176,39 +176,42 @@ pub fn fastchess_games(output: &str) -> Result<[u32; 4], String> {
         .ok_or("fastchess printed no result")?;
     let mut fields = line.split(", ");
     let mut field = |key: &str| fields.next()?.strip_prefix(key)?.parse().ok();
-    let read = (
-        field(""),
-        field("Wins: "),
-        field("Losses: "),
-        field("Draws: "),
-    );
-    match read {
-        (Some(n), Some(w), Some(l), Some(d)) => Ok([n, w, d, l]),
+    match ["", "Wins: ", "Losses: ", "Draws: "].map(&mut field) {
+        [Some(n), Some(w), Some(l), Some(d)] => Ok([n, w, d, l]),
         _ => Err(format!("cannot read fastchess's 'Games: {line}'")),
     }
 }
 
-/// Runs `command` (a program and its arguments) with `input`: how it ended, and its standard
-/// output and error.
-pub fn output_of(command: &[String], input: &str) -> Result<(ExitStatus, String), String> {
-    let mut child = Command::new(&command[0]);
-    let piped = || Stdio::piped();
-    let child = child
-        .args(&command[1..])
-        .stdin(piped())
-        .stdout(piped())
-        .stderr(piped());
-    let mut child = child
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", command[0]))?;
+/// Runs `command` (a program and its arguments) with `input`, its standard output and error
+/// as one (shown as they come with `echo`): how it ended, and that output.
+pub fn output_of(
+    command: &[String],
+    input: &str,
+    echo: bool,
+) -> Result<(ExitStatus, String), String> {
+    let fail = |e| format!("cannot start {}: {e}", command[0]);
+    let (out, into) = std::io::pipe().map_err(fail)?;
+    let mut run = Command::new(&command[0]);
+    let err = into.try_clone().map_err(fail)?;
+    run.args(&command[1..])
+        .stdin(Stdio::piped())
+        .stdout(into)
+        .stderr(err);
+    let mut child = run.spawn().map_err(fail)?;
+    drop(run); // (its ends of the pipe: the output ends with the program)
     let _ = child
         .stdin
         .take()
         .expect("piped")
         .write_all(input.as_bytes());
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("{}: {e}", command[0]))?;
-    let text = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
-    Ok((out.status, text.into_owned()))
+    let mut text = String::new();
+    for line in BufReader::new(out).split(b'\n').map_while(Result::ok) {
+        let line = String::from_utf8_lossy(&line);
+        if echo {
+            println!("{line}");
+        }
+        text += &format!("{line}\n");
+    }
+    let status = child.wait().map_err(|e| format!("{}: {e}", command[0]))?;
+    Ok((status, text))
 }

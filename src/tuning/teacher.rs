@@ -4,20 +4,20 @@
 //! so every wait has a deadline: a program that is not a UCI engine, hangs or dies is an
 //! error, not a hang.
 
-use rmax::tuning::tools::shown;
+use crate::tuning::tools::shown;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 /// How long a teacher may take to answer `uci` and `isready` (Stockfish: a tenth of a second).
-const HANDSHAKE: Duration = Duration::from_secs(10);
+pub const HANDSHAKE: Duration = Duration::from_secs(10);
 /// How long a searching teacher may stay silent before it is taken as hung.
-const SILENCE: Duration = Duration::from_secs(300);
+pub const SILENCE: Duration = Duration::from_secs(300);
 /// The teacher's hash table (MB): one process runs per thread.
-const HASH_MB: usize = 16;
+pub const HASH_MB: usize = 16;
 /// A mate's score: beyond any label.
-const MATE: i32 = 100_000;
+pub const MATE: i32 = 100_000;
 
 pub struct Teacher {
     /// `teacher "CMD"`, as the messages say it.
@@ -88,7 +88,7 @@ impl Teacher {
         }
     }
 
-    fn send(&mut self, command: &str) -> Result<(), String> {
+    pub fn send(&mut self, command: &str) -> Result<(), String> {
         let Some(stdin) = self.child.stdin.as_mut() else {
             return Ok(()); // (closed: the teacher is being dropped)
         };
@@ -102,14 +102,14 @@ impl Teacher {
     }
 
     /// Waits for the line `answer` (engines print banners first) within HANDSHAKE.
-    fn wait_for(&mut self, answer: &str, command: &str) -> Result<(), String> {
+    pub fn wait_for(&mut self, answer: &str, command: &str) -> Result<(), String> {
         let deadline = Instant::now() + HANDSHAKE;
         while self.next_line(deadline, command)? != answer {}
         Ok(())
     }
 
     /// The teacher's next line, by `deadline` (checked at each line: a flood must time out).
-    fn next_line(&mut self, deadline: Instant, command: &str) -> Result<String, String> {
+    pub fn next_line(&mut self, deadline: Instant, command: &str) -> Result<String, String> {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.lines.recv_timeout(left) {
             Ok(line) if Instant::now() <= deadline => Ok(line),
@@ -128,7 +128,7 @@ impl Teacher {
     }
 
     /// How the teacher ended, if it did within a second: `: it exited (exit status: 1)`.
-    fn gone(&mut self) -> String {
+    pub fn gone(&mut self) -> String {
         let deadline = Instant::now() + Duration::from_secs(1);
         while Instant::now() < deadline {
             match self.child.try_wait() {
@@ -157,60 +157,19 @@ impl Drop for Teacher {
 
 /// The score of a UCI `info` line (a mate: +-MATE) and whether it is exact (no `lowerbound`
 /// or `upperbound`); None for a line without one, an error for a score that is not one.
-fn info_score(line: &str) -> Result<Option<(i32, bool)>, String> {
+pub fn info_score(line: &str) -> Result<Option<(i32, bool)>, String> {
     let mut words = line.split_whitespace();
-    if words.next() != Some("info") {
-        return Ok(None);
-    }
     // free text and moves follow `string` and `pv`: a "score" there is not one
-    let mut words = words.skip_while(|w| !["score", "string", "pv"].contains(w));
-    if words.next() != Some("score") {
+    let mark = |w: &&str| ["score", "string", "pv"].contains(w);
+    if words.next() != Some("info") || words.find(mark) != Some("score") {
         return Ok(None);
     }
-    let (kind, value) = (
-        words.next(),
-        words.next().and_then(|v| v.parse::<i32>().ok()),
-    );
-    let score = match (kind, value) {
+    let value = |w: Option<&str>| w.and_then(|v| v.parse::<i32>().ok());
+    let score = match (words.next(), value(words.next())) {
         (Some("cp"), Some(cp)) => cp,
-        (Some("mate"), Some(n)) => {
-            if n > 0 {
-                MATE
-            } else {
-                -MATE
-            }
-        }
+        (Some("mate"), Some(n)) => [-MATE, MATE][(n > 0) as usize],
         _ => return Err(format!("a score that is not one: '{}'", shown(line))),
     };
     let bound = matches!(words.next(), Some("lowerbound" | "upperbound"));
     Ok(Some((score, !bound)))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn scores_of_info_lines() {
-        let sf = "info depth 12 seldepth 11 multipv 1 score cp 37 nodes 20016 pv g8f6 b1c3";
-        assert_eq!(info_score(sf), Ok(Some((37, true))));
-        let bound = "info depth 9 score cp -120 lowerbound nodes 900";
-        assert_eq!(info_score(bound), Ok(Some((-120, false))));
-        let mated = "info depth 20 score mate -3 pv e2e4";
-        assert_eq!(info_score(mated), Ok(Some((-MATE, true))));
-        for none in [
-            "info depth 3 nodes 100 time 2 pv e2e4",
-            "info string score cp 5 is what I think",
-            "info depth 3 pv e2e4 score",
-            "bestmove e2e4 ponder e7e5",
-            "score cp 10",
-            "",
-        ] {
-            assert_eq!(info_score(none), Ok(None), "{none}");
-        }
-        let garbage = "info score cp lots,info score,info score mate,info score wdl 1 2 3";
-        for garbage in garbage.split(',') {
-            assert!(info_score(garbage).is_err(), "{garbage}");
-        }
-    }
 }

@@ -1,0 +1,754 @@
+//! `rmax-spsa`: tunes the search's constants (`rmax::tuning::PARAMS`) by games, with fastchess
+//! and the tune build (README, Tuning the search). The schedule and the update are OpenBench's
+//! SPSA (github.com/AndyGrant/OpenBench, after Fishtest), as its `create_workload.py` and
+//! `spsa_utils.py` have them, written anew: per constant c = c_end N^gamma, A = N / 10,
+//! a = r_end c_end^2 (A + N)^alpha; at iteration k from 0, c_k = c / (k + 1)^gamma (at least
+//! 0.5), R_k = a / (A + k + 1)^alpha / c_k^2; plus and minus play value +- c_k, both rounded
+//! with one random offset; then value += R_k c_k (W - L) flip, kept in [min, max].
+
+use crate::tuning::tools::{clock_seed, duration, fastchess_games, number, on_path, output_of};
+use crate::tuning::tools::{shell_line, shown, valid_tc, Args, Rng};
+use crate::tuning::{param, Param, PARAMS};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+pub const ALPHA: f64 = 0.602;
+pub const GAMMA: f64 = 0.101;
+pub const TUNE_ENGINE: &str = "target/tune/release/rmax";
+pub const TUNE_BUILD: &str = "cargo build --release --features tune --target-dir target/tune";
+
+pub const USAGE: &str = "usage: rmax-spsa [options]
+
+Tunes the search's constants (src/tuning.rs's PARAMS, c!(v) in src/lib.rs) by SPSA: each
+iteration plays game pairs with fastchess between the values moved up and moved down at
+random, and moves them towards the side that scored. The state is saved after every
+iteration: run the same command again to resume.
+
+  --params A,B,...    the constants to tune (default: all of PARAMS)
+  --set A=v,B=w       start values other than lib.rs's (a new run only)
+  --iterations N      planned iterations (default 2000); the schedule depends on it
+  --pairs P           game pairs per iteration, each opening with both colours (default 4)
+  --tc T              time control (default 2+0.02)
+  --nodes N           fixed nodes per move instead of a clock
+  --hash MB           hash of each engine (default 8; 1 with --nodes)
+  --r-end R           R_k at the last iteration: a value moves R c_end per game of
+                      W - L then (default 0.002)
+  --seed S            the random seed (default: from the clock; recorded in the state)
+  --openings FILE     EPD (or .pgn) openings (default tests/data/openings.epd)
+  --concurrency C     games at a time (default 2)
+  --state FILE        the run's state (default spsa-state.txt; the log is FILE.log)
+  --engine PATH       the tune build (default target/tune/release/rmax)
+  --build             build it first (cargo build --release --features tune
+                      --target-dir target/tune)
+  --fastchess PATH    (default: fastchess on PATH)
+  --dry-run           print the fastchess command of the next iteration and stop
+  --report            print the values of the state file as src/lib.rs should hold them
+  --apply             --report, then write the values into src/lib.rs and src/tuning.rs
+                      (refused if two constants would share a value)
+  -h, --help          this text
+
+A run resumed takes its settings from the state file; a setting given that differs from
+the file's is refused (another --state starts another run).";
+
+/// The flags that make a run what it is: its state file keeps them, as one line.
+pub const SETTINGS: &str =
+    "--params --iterations --pairs --tc --nodes --hash --r-end --seed --openings";
+pub const FLAGS: &str = "--set --concurrency --state --engine --fastchess";
+pub const SWITCHES: &str = "--build --dry-run --report --apply";
+
+pub fn words(s: &str) -> Vec<&str> {
+    s.split(' ').collect()
+}
+
+pub fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        return println!("{USAGE}");
+    }
+    // exit code 2: bad arguments or input; 1: a failed run
+    if let Err((code, e)) = run(&args) {
+        let help = ["", "", "\n(rmax-spsa --help for the options)"][code as usize];
+        eprintln!("rmax-spsa: {e}{help}");
+        std::process::exit(code);
+    }
+}
+
+/// What a run is: fixed when it starts, and the same when it resumes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    pub params: Vec<&'static Param>,
+    pub iterations: u32,
+    pub pairs: u32,
+    /// fastchess's words for each move's limit: `tc=2+0.02` or `tc=inf nodes=N`.
+    pub limit: String,
+    pub hash: u32,
+    pub r_end: f64,
+    pub seed: u64,
+    pub openings: String,
+}
+
+impl Settings {
+    pub fn defaults() -> Settings {
+        Settings {
+            params: PARAMS.iter().collect(),
+            iterations: 2000,
+            pairs: 4,
+            limit: "tc=2+0.02".into(),
+            hash: 8,
+            r_end: 0.002,
+            seed: clock_seed(),
+            openings: "tests/data/openings.epd".into(),
+        }
+    }
+
+    /// The settings `a` gives, the others `base`'s.
+    pub fn read(a: &Args, base: &Settings) -> Result<Settings, String> {
+        let (limit, hash) = match (a.get("--tc"), a.get("--nodes")) {
+            (Some(_), Some(_)) => return Err("--tc and --nodes exclude each other".into()),
+            (Some(tc), None) if valid_tc(tc) => (format!("tc={tc}"), 8),
+            (Some(tc), None) => {
+                let tc = shown(tc);
+                return Err(format!(
+                    "--tc takes a time control such as 2+0.02, not '{tc}'"
+                ));
+            }
+            (None, Some(_)) => {
+                let nodes = a.number("--nodes", 0u64, 1, 1 << 40)?;
+                (format!("tc=inf nodes={nodes}"), 1)
+            }
+            (None, None) => (base.limit.clone(), base.hash),
+        };
+        let params: Vec<&Param> = match a.get("--params") {
+            Some(list) => names(list, "--params")?.into_iter().map(|p| p.0).collect(),
+            None => base.params.clone(),
+        };
+        let twice = params
+            .iter()
+            .enumerate()
+            .find(|(i, p)| params[..*i].contains(p));
+        if let Some((_, p)) = twice {
+            return Err(format!("{} named twice in --params", p.name));
+        }
+        Ok(Settings {
+            params,
+            iterations: a.number("--iterations", base.iterations, 1, 1_000_000)?,
+            pairs: a.number("--pairs", base.pairs, 1, 10_000)?,
+            limit,
+            hash: a.number("--hash", hash, 1, 1024)?,
+            r_end: a.number("--r-end", base.r_end, 1e-6, 0.999)?,
+            seed: a.number("--seed", base.seed, 0, u64::MAX)?,
+            openings: a.get("--openings").unwrap_or(&base.openings).into(),
+        })
+    }
+
+    /// The settings as the flags that give them, `--openings` last (its file may have spaces).
+    pub fn line(&self) -> String {
+        let names: Vec<&str> = self.params.iter().map(|p| p.name).collect();
+        let limit = match self.limit.strip_prefix("tc=inf nodes=") {
+            Some(nodes) => format!("--nodes {nodes}"),
+            None => format!("--tc {}", &self.limit[3..]),
+        };
+        let s = self;
+        let (n, pairs, hash, r_end, seed) = (s.iterations, s.pairs, s.hash, s.r_end, s.seed);
+        format!(
+            "--params {} --iterations {n} --pairs {pairs} {limit} --hash {hash} --r-end {r_end} \
+             --seed {seed} --openings {}",
+            names.join(","),
+            self.openings
+        )
+    }
+}
+
+/// A list `A,B=v,...` of PARAMS' names (in any case), each with its value if it has one.
+pub fn names<'a>(
+    list: &'a str,
+    flag: &str,
+) -> Result<Vec<(&'static Param, Option<&'a str>)>, String> {
+    let entry = |item: &'a str| {
+        let (name, value) = item
+            .split_once('=')
+            .map_or((item, None), |(n, v)| (n, Some(v)));
+        let known = PARAMS.map(|p| p.name).join(", ");
+        let unknown = format!(
+            "unknown parameter '{}' in {flag} (src/tuning.rs has: {known})",
+            shown(name)
+        );
+        Ok((param(name).ok_or(unknown)?, value))
+    };
+    list.split(',').map(entry).collect()
+}
+
+/// `--set`'s start values of the `tuned` constants (lib.rs's where not set).
+pub fn start_values(list: Option<&str>, tuned: &[&Param]) -> Result<Vec<i32>, String> {
+    let mut values: Vec<i32> = tuned.iter().map(|p| p.default).collect();
+    let mut set = vec![];
+    for (p, value) in list.map_or(Ok(vec![]), |list| names(list, "--set"))? {
+        let value = value.ok_or(format!("--set takes Name=value, not '{}'", p.name))?;
+        let i = tuned.iter().position(|&t| t == p);
+        let i = i.ok_or(format!("--set {}: it is not tuned (see --params)", p.name))?;
+        if set.contains(&i) {
+            return Err(format!("{} set twice in --set", p.name));
+        }
+        values[i] = number(p.name, value, p.min, p.max)?;
+        set.push(i);
+    }
+    Ok(values)
+}
+
+/// c_k and R_k at iteration k of a constant with `c_end`, in a run of n ending at r_end.
+pub fn schedule(c_end: f64, r_end: f64, n: u32, k: u32) -> (f64, f64) {
+    let (n, k1) = (f64::from(n), f64::from(k + 1));
+    let big_a = n / 10.0;
+    let c = c_end * n.powf(GAMMA);
+    let a = r_end * c_end * c_end * (big_a + n).powf(ALPHA);
+    let c_k = (c / k1.powf(GAMMA)).max(0.5); // under half a unit, both sides would round alike
+    (c_k, a / (big_a + k1).powf(ALPHA) / (c_k * c_k))
+}
+
+/// A run: its settings, each constant's value at the start and now, and how far it is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    pub settings: Settings,
+    pub values: Vec<(i32, f64)>,
+    pub done: u32,
+    pub rng: Rng,
+    /// Plus's wins, draws and losses so far.
+    pub games: [u64; 3],
+}
+
+/// One iteration's draw: per constant (+1 where plus has it moved up, -1 down; c_k; R_k), the
+/// values plus and minus play, fastchess's seed, and the generator after the draw.
+#[derive(Debug, PartialEq)]
+pub struct Step {
+    pub moves: Vec<(f64, f64, f64)>,
+    pub plus: Vec<i32>,
+    pub minus: Vec<i32>,
+    pub srand: u64,
+    pub rng: Rng,
+}
+
+impl State {
+    pub fn new(settings: Settings, start: &[i32]) -> State {
+        let mut rng = Rng(settings.seed);
+        rng.next_u64(); // (seeds 0 and 1 start apart)
+        let values = start.iter().map(|&v| (v, f64::from(v))).collect();
+        let (done, games) = (0, [0; 3]);
+        State {
+            settings,
+            values,
+            done,
+            rng,
+            games,
+        }
+    }
+
+    /// The next iteration's draw (the state stays as it is).
+    pub fn step(&self) -> Step {
+        let (s, mut rng) = (&self.settings, self.rng);
+        let (mut moves, mut plus, mut minus) = (vec![], vec![], vec![]);
+        for (p, &(_, theta)) in s.params.iter().zip(&self.values) {
+            let (c, r) = schedule(p.c_end, s.r_end, s.iterations, self.done);
+            let flip = if rng.next_u64() & 1 == 1 { 1.0 } else { -1.0 };
+            // one offset for both sides: so rounded, they are c apart on average
+            let offset = rng.uniform();
+            let play = |x: f64| ((x + offset).floor() as i64).clamp(p.min.into(), p.max.into());
+            plus.push(play(theta + c * flip) as i32);
+            minus.push(play(theta - c * flip) as i32);
+            moves.push((flip, c, r));
+        }
+        let srand = rng.next_u64() >> 33;
+        Step {
+            moves,
+            plus,
+            minus,
+            srand,
+            rng,
+        }
+    }
+
+    /// Each value moved by R_k c_k (W - L) towards plus's side (away if plus lost), in range.
+    pub fn update(&mut self, step: &Step, [w, d, l]: [u32; 3]) {
+        let score = f64::from(w) - f64::from(l);
+        let params = self.settings.params.iter();
+        let each = params.zip(&mut self.values).zip(&step.moves);
+        for ((p, (_, theta)), (flip, c, r)) in each {
+            *theta = (*theta + r * c * score * flip).clamp(p.min.into(), p.max.into());
+        }
+        (self.done, self.rng) = (self.done + 1, step.rng);
+        for (total, n) in self.games.iter_mut().zip([w, d, l]) {
+            *total += u64::from(n);
+        }
+    }
+
+    /// The state file's text; `from_text` trusts it (rmax-spsa wrote it).
+    pub fn to_text(&self) -> String {
+        let [w, d, l] = self.games;
+        let (settings, done, rng) = (self.settings.line(), self.done, self.rng.0);
+        let mut text = format!(
+            "# rmax-spsa's state, rewritten after every iteration\n{settings}\ndone {done} rng \
+             {rng} games {w} {d} {l}\n"
+        );
+        for (p, (start, theta)) in self.settings.params.iter().zip(&self.values) {
+            text += &format!("{} {start} {theta}\n", p.name);
+        }
+        text
+    }
+
+    pub fn from_text(text: &str) -> Option<State> {
+        let mut lines = text.lines().filter(|l| !l.starts_with('#'));
+        let (flags, openings) = lines.next()?.split_once(" --openings ")?;
+        let line: Vec<&str> = flags.split(' ').chain(["--openings", openings]).collect();
+        let settings = Settings::read(
+            &Args::read(&line, &words(SETTINGS), &[]).ok()?,
+            &Settings::defaults(),
+        );
+        let numbers = lines.next()?.split(' ').filter_map(|w| w.parse().ok());
+        let [done, rng, w, d, l] = numbers.collect::<Vec<u64>>()[..] else {
+            return None;
+        };
+        let value = |line: &str| {
+            let mut words = line.split(' ').skip(1);
+            Some((words.next()?.parse().ok()?, words.next()?.parse().ok()?))
+        };
+        let values: Vec<(i32, f64)> = lines.map(value).collect::<Option<_>>()?;
+        let (settings, rng, games) = (settings.ok()?, Rng(rng), [w, d, l]);
+        let done = done as u32;
+        (values.len() == settings.params.len()).then_some(State {
+            settings,
+            values,
+            done,
+            rng,
+            games,
+        })
+    }
+}
+
+/// Runs iterations until `until` are done: `play` plays a step's games, `after` is given each
+/// state that results (and saves it). On a failure the state is the last iteration's.
+pub fn tune(
+    state: &mut State,
+    until: u32,
+    mut play: impl FnMut(&State, &Step) -> Result<[u32; 3], String>,
+    mut after: impl FnMut(&State, [u32; 3]) -> Result<(), String>,
+) -> Result<(), String> {
+    while state.done < until {
+        let step = state.step();
+        let result = play(state, &step)?;
+        let mut next = state.clone();
+        next.update(&step, result);
+        after(&next, result)?;
+        *state = next;
+    }
+    Ok(())
+}
+
+/// How to play: the programs, the games at a time, and the state file.
+pub struct Player {
+    pub engine: String,
+    pub fastchess: String,
+    pub concurrency: u32,
+    pub state: PathBuf,
+}
+
+pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+impl Player {
+    /// The fastchess command of a step: plus first (fastchess's wins are then plus's).
+    pub fn command(&self, state: &State, step: &Step) -> Vec<String> {
+        let s = &state.settings;
+        let mut words = vec![self.fastchess.clone()];
+        for (name, values) in [("plus", &step.plus), ("minus", &step.minus)] {
+            let engine = format!("-engine cmd={} name={name}", self.engine);
+            words.extend(engine.split(' ').map(String::from));
+            let options = s.params.iter().zip(values);
+            words.extend(options.map(|(p, v)| format!("option.{}={v}", p.name)));
+        }
+        let format = ["epd", "pgn"][s.openings.ends_with(".pgn") as usize];
+        let rest = format!(
+            "-each {} option.Hash={} proto=uci -rounds {} -repeat -concurrency {} -openings",
+            s.limit, s.hash, s.pairs, self.concurrency
+        );
+        words.extend(rest.split(' ').map(String::from));
+        words.push(format!("file={}", s.openings));
+        let rest = format!("format={format} order=random -srand {} -config", step.srand);
+        words.extend(rest.split(' ').map(String::from));
+        // fastchess saves its own state at the end: beside ours, not in the directory
+        let json = with_suffix(&self.state, ".fastchess.json");
+        words.push(format!("outname={}", json.display()));
+        words
+    }
+
+    /// Plays a step: plus's wins, draws and losses by fastchess's count of all the games,
+    /// which must come with no warning about an option (a value the engine did not take).
+    pub fn play(&self, state: &State, step: &Step) -> Result<[u32; 3], String> {
+        let command = self.command(state, step);
+        let (status, text) = output_of(&command, "", false)?;
+        let _ = fs::remove_file(with_suffix(&self.state, ".fastchess.json"));
+        let warning = text
+            .lines()
+            .find(|l| l.starts_with("Warning") && l.contains("option"));
+        let games = 2 * state.settings.pairs;
+        let why = match (warning, fastchess_games(&text)) {
+            (Some(w), _) => format!(
+                "fastchess warned '{w}': the engine did not take a value (is it the tune build? \
+                 {TUNE_BUILD})"
+            ),
+            (None, Err(e)) => e,
+            (None, Ok([n, w, d, l])) if n != games || w + d + l != games => {
+                format!("fastchess counted {n} games, not the {games} planned")
+            }
+            (None, Ok(_)) if !status.success() => format!("fastchess ended with {status}"),
+            (None, Ok([_, w, d, l])) => return Ok([w, d, l]),
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        let kept = match state.done {
+            0 => "nothing saved yet".to_string(),
+            done => format!("the state file is as it was after iteration {done}"),
+        };
+        Err(format!(
+            "iteration {}: {why}; {kept}.\nThe command: {}\nIts last lines:\n{}",
+            state.done + 1,
+            shell_line(&command),
+            lines[lines.len().saturating_sub(12)..].join("\n")
+        ))
+    }
+
+    /// The engine (built first with --build), fastchess and the openings are there, and the
+    /// engine offers each tuned constant as an option over its whole range.
+    pub fn check(&self, build: bool, s: &Settings) -> Result<(), String> {
+        if build {
+            println!("rmax-spsa: {TUNE_BUILD}");
+            let cargo = std::process::Command::new("cargo")
+                .args(&words(TUNE_BUILD)[1..])
+                .status();
+            let status = cargo.map_err(|e| format!("cannot run cargo: {e}"))?;
+            if !status.success() {
+                return Err(format!("the tune build failed ({status})"));
+            }
+        }
+        let how = match self.engine == TUNE_ENGINE {
+            true => format!("build it with `{TUNE_BUILD}` (or give --build)"),
+            false => "give the tune build's path with --engine".into(),
+        };
+        let on_path = "put it on PATH or give --fastchess PATH".to_string();
+        for (what, path, how) in [
+            ("no engine at", &self.engine, how),
+            ("fastchess not found at", &self.fastchess, on_path),
+            ("no openings at", &s.openings, "--openings".into()),
+        ] {
+            if !Path::new(path).is_file() {
+                return Err(format!("{what} {path}: {how}"));
+            }
+        }
+        let (_, answer) = output_of(std::slice::from_ref(&self.engine), "uci\nquit\n", false)
+            .map_err(|e| format!("cannot start the engine {}: {e}", self.engine))?;
+        engine_takes(&answer, &self.engine, &s.params)
+    }
+}
+
+/// Whether the engine's answer to `uci` offers each constant with room for its range (a
+/// normal build offers none: its constants are literals).
+pub fn engine_takes(answer: &str, engine: &str, params: &[&Param]) -> Result<(), String> {
+    for &&Param { name, min, max, .. } in params {
+        let option = |line: &str| match line.split_whitespace().collect::<Vec<_>>()[..] {
+            ["option", "name", n, "type", "spin", "default", _, "min", a, "max", b]
+                if n == name =>
+            {
+                Some((a.parse::<i32>().ok()?, b.parse::<i32>().ok()?))
+            }
+            _ => None,
+        };
+        let why = match answer.lines().find_map(option) {
+            None => format!("offers no option {name}: is it the tune build?"),
+            Some((a, b)) if a > min || b < max => format!(
+                "takes {name} from {a} to {b}, the run moves it from {min} to {max}: rebuild the \
+                 tune build from this source"
+            ),
+            Some(_) => continue,
+        };
+        return Err(format!("the engine {engine} {why} ({TUNE_BUILD})"));
+    }
+    Ok(())
+}
+
+/// Each tuned constant with its value rounded, as lib.rs would hold it.
+pub fn rounded(state: &State) -> Vec<(&'static Param, i32)> {
+    let rounded = state.values.iter().map(|(_, theta)| theta.round() as i32);
+    state.settings.params.iter().copied().zip(rounded).collect()
+}
+
+/// The pairs of constants that would share a value (`c!(v)` is found by its value): none
+/// when the changes can be applied.
+pub fn clashes(changes: &[(&Param, i32)]) -> Vec<String> {
+    let changed = |p: &Param| changes.iter().find(|(c, _)| *c == p).map(|c| c.1);
+    let value = |p: &Param| changed(p).unwrap_or(p.default);
+    let mut found = vec![];
+    for (i, a) in PARAMS.iter().enumerate() {
+        for b in PARAMS[i + 1..].iter().filter(|b| value(a) == value(b)) {
+            let (a, b, v) = (a.name, b.name, value(a));
+            found.push(format!("{a} and {b} would both be {v}"));
+        }
+    }
+    found
+}
+
+/// For each constant `Name: start -> now (c!(old) -> c!(new))`, old its value in this build.
+pub fn report(state: &State, file: &Path) -> String {
+    let [w, d, l] = state.games;
+    let (done, planned, all) = (state.done, state.settings.iterations, w + d + l);
+    let mut text = format!(
+        "SPSA after {done} of {planned} iterations ({all} games: plus W {w} D {d} L {l}):\n"
+    );
+    for ((p, new), (start, theta)) in rounded(state).into_iter().zip(&state.values) {
+        let change = match p.default {
+            old if old == new => format!("c!({old}) unchanged"),
+            old => format!("c!({old}) -> c!({new})"),
+        };
+        text += &format!("  {}: {start} -> {theta:.2} ({change})\n", p.name);
+    }
+    let (clashes, file) = (clashes(&rounded(state)), file.display());
+    text + &match clashes.is_empty() {
+        true => format!(
+            "To write them into src/lib.rs and src/tuning.rs: rmax-spsa --apply --state {file}\n"
+        ),
+        false => format!(
+            "Not to be applied as they are: {}; each c!(v) needs its own value (src/tuning.rs \
+             finds a constant by it): move one of each pair by 1 by hand.\n",
+            clashes.join(", ")
+        ),
+    }
+}
+
+/// src/lib.rs and src/tuning.rs with `changes` made: `c!(old)` becomes `c!(new)` and the
+/// entry's default `new`. All or nothing: refused if two constants would share a value, or an
+/// old value is not where this build has it.
+pub fn apply_values(
+    lib: &str,
+    tuning: &str,
+    changes: &[(&Param, i32)],
+) -> Result<(String, String), String> {
+    let clashes = clashes(changes);
+    if !clashes.is_empty() {
+        return Err(format!(
+            "not applied: {}; each c!(v) needs its own value: move one of each pair by 1 by hand",
+            clashes.join(", ")
+        ));
+    }
+    let changes: Vec<_> = changes
+        .iter()
+        .filter(|(p, new)| p.default != *new)
+        .collect();
+    let mut tuning = tuning.to_string();
+    for (p, new) in &changes {
+        let entry = format!("p(\"{}\", {},", p.name, p.default);
+        if !tuning.contains(&entry) {
+            let e = format!("src/tuning.rs has no {entry} (rebuild rmax-spsa from these sources)");
+            return Err(e);
+        }
+        tuning = tuning.replacen(&entry, &format!("p(\"{}\", {new},", p.name), 1);
+    }
+    // lib.rs in one pass, so that values trading places are each changed once
+    let mut pieces = lib.split("c!(");
+    let (mut new_lib, mut seen) = (pieces.next().unwrap_or_default().to_string(), vec![]);
+    for piece in pieces {
+        let (inside, rest) = piece.split_once(')').unwrap_or((piece, ""));
+        let value = inside.trim().parse::<i32>().ok();
+        match changes.iter().find(|(p, _)| Some(p.default) == value) {
+            Some((p, new)) => {
+                new_lib += &format!("c!({new}){rest}");
+                seen.push(p.default);
+            }
+            None => new_lib += &format!("c!({piece}"),
+        }
+    }
+    match changes.iter().find(|(p, _)| !seen.contains(&p.default)) {
+        Some((p, _)) => Err(format!(
+            "src/lib.rs has no c!({}) (src/tuning.rs has): not applied",
+            p.default
+        )),
+        None => Ok((new_lib, tuning)),
+    }
+}
+
+/// `--apply`: the run's values into src/lib.rs and src/tuning.rs of the crate's root here.
+pub fn apply(state: &State) -> Result<(), String> {
+    let (lib, tuning) = ("src/lib.rs", "src/tuning.rs");
+    let read = |path| {
+        let e = |e| format!("cannot read {path} ({e}): run --apply in the crate's root");
+        fs::read_to_string(path).map_err(e)
+    };
+    let (new_lib, new_tuning) = apply_values(&read(lib)?, &read(tuning)?, &rounded(state))?;
+    fs::write(lib, new_lib)
+        .and_then(|()| fs::write(tuning, new_tuning))
+        .map_err(|e| format!("cannot write src/lib.rs or src/tuning.rs: {e}"))?;
+    println!(
+        "rmax-spsa: applied to src/lib.rs and src/tuning.rs. Now `cargo fmt`, `cargo test \
+         --release --test tuning`, rebuild, and verify with a match (the README's SPSA section)."
+    );
+    Ok(())
+}
+
+/// The state file's run, if there is a file.
+pub fn load(path: &Path) -> Result<Option<State>, String> {
+    let file = path.display();
+    match fs::read_to_string(path) {
+        Ok(text) => State::from_text(&text)
+            .map(Some)
+            .ok_or(format!("the state file {file} is not one rmax-spsa wrote")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("cannot read {file}: {e}")),
+    }
+}
+
+/// The run `saved` (resumed: the settings given must be its own, compared as one line), or a
+/// new one.
+pub fn start(a: &Args, saved: Option<State>, file: &Path) -> Result<State, String> {
+    let file = file.display();
+    let Some(state) = saved else {
+        let settings = Settings::read(a, &Settings::defaults())?;
+        let values = start_values(a.get("--set"), &settings.params)?;
+        return Ok(State::new(settings, &values));
+    };
+    if a.has("--set") {
+        return Err(format!(
+            "--set starts a run, and {file} holds one ({} iterations done): leave --set out to \
+             resume it, or give another --state",
+            state.done
+        ));
+    }
+    let (ours, asked) = (
+        state.settings.line(),
+        Settings::read(a, &state.settings)?.line(),
+    );
+    if asked != ours {
+        return Err(format!(
+            "{file} holds a run of\n  {ours}\nnot of\n  {asked}\nleave the settings out to \
+             resume it, or give another --state for a new one"
+        ));
+    }
+    Ok(state)
+}
+
+/// After an iteration: the state saved whole (a temporary file renamed over it) and its line
+/// in the log (`FILE.log`, started anew by a new run).
+pub fn save(file: &Path, state: &State, [w, d, l]: [u32; 3]) -> std::io::Result<()> {
+    let values: Vec<String> = state.values.iter().map(|v| format!("{:.4}", v.1)).collect();
+    let mut line = format!("{} {w} {d} {l} {}\n", state.done, values.join(" "));
+    if state.done == 1 {
+        let names: Vec<&str> = state.settings.params.iter().map(|p| p.name).collect();
+        line = format!("# iteration wins draws losses {}\n{line}", names.join(" "));
+    }
+    let temporary = with_suffix(file, ".tmp");
+    fs::write(&temporary, state.to_text())?;
+    fs::rename(&temporary, file)?;
+    let (log, mut options) = (with_suffix(file, ".log"), fs::OpenOptions::new());
+    match state.done {
+        1 => fs::write(log, line),
+        _ => options
+            .create(true)
+            .append(true)
+            .open(log)?
+            .write_all(line.as_bytes()),
+    }
+}
+
+/// `1 iteration`, `2000 iterations`.
+pub fn count(n: u32, thing: &str) -> String {
+    format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
+}
+
+/// Plays the run to its end, a line after each iteration: plus's games, the values after it.
+pub fn play_all(player: &Player, state: &mut State) -> Result<(), String> {
+    let (started, first, until) = (Instant::now(), state.done, state.settings.iterations);
+    let after = |state: &State, [w, d, l]: [u32; 3]| {
+        let file = player.state.display();
+        save(&player.state, state, [w, d, l])
+            .map_err(|e| format!("cannot write the state or the log of {file}: {e}"))?;
+        let names = state.settings.params.iter().map(|p| p.name);
+        let values: Vec<String> = names
+            .zip(&state.values)
+            .map(|(n, v)| format!("{n} {:.2}", v.1))
+            .collect();
+        let each = started.elapsed().as_secs_f64() / f64::from(state.done - first);
+        let left = duration(each * f64::from(until - state.done));
+        let (done, values) = (state.done, values.join("  "));
+        println!("{done}/{until}  W {w} D {d} L {l}  {values}  [{each:.1} s each, {left} left]");
+        Ok(())
+    };
+    tune(state, until, |state, step| player.play(state, step), after)
+}
+
+/// The flags read, and the player they give.
+pub fn player(args: &[String]) -> Result<(Args, Player), String> {
+    let flags = [words(SETTINGS), words(FLAGS)].concat();
+    let a = Args::read(args, &flags, &words(SWITCHES))?;
+    if a.has("--build") && a.has("--engine") {
+        return Err(format!(
+            "--build builds {TUNE_ENGINE}: it takes no --engine"
+        ));
+    }
+    let fastchess = a
+        .get("--fastchess")
+        .map(String::from)
+        .or_else(|| on_path("fastchess", &[]));
+    let player = Player {
+        engine: a.get("--engine").unwrap_or(TUNE_ENGINE).into(),
+        fastchess: fastchess.unwrap_or_else(|| "fastchess".into()),
+        concurrency: a.number("--concurrency", 2, 1, 256)?,
+        state: PathBuf::from(a.get("--state").unwrap_or("spsa-state.txt")),
+    };
+    Ok((a, player))
+}
+
+pub fn run(args: &[String]) -> Result<(), (i32, String)> {
+    let (usage, failed) = (|e| (2, e), |e| (1, e));
+    let (a, player) = player(args).map_err(usage)?;
+    let (file, saved) = (&player.state, load(&player.state).map_err(usage)?);
+    let shown = file.display();
+    if a.has("--report") || a.has("--apply") {
+        let none = format!("no state file at {shown}: nothing to report (--state names it)");
+        let state = saved.ok_or(usage(none))?;
+        print!("{}", report(&state, file));
+        return match a.has("--apply") {
+            true => apply(&state).map_err(failed),
+            false => Ok(()),
+        };
+    }
+    let mut state = start(&a, saved, file).map_err(usage)?;
+    let s = &state.settings;
+    if state.done >= s.iterations {
+        println!(
+            "rmax-spsa: the run in {shown} is complete (a longer one is a new run: its schedule \
+             depends on its length; --set starts it from these values)"
+        );
+    } else {
+        let names: Vec<&str> = s.params.iter().map(|p| p.name).collect();
+        let resuming = format!(" (resuming after iteration {})", state.done);
+        let resuming = if state.done > 0 { &resuming[..] } else { "" };
+        let constants = count(names.len() as u32, "constant");
+        let (iterations, pairs) = (
+            count(s.iterations, "iteration"),
+            count(s.pairs, "game pair"),
+        );
+        let (limit, hash) = (&s.limit, s.hash);
+        println!(
+            "rmax-spsa: {} ({constants}), {iterations} of {pairs} at {limit}, hash {hash} MB; \
+             state in {shown}{resuming}",
+            names.join(",")
+        );
+        println!("{}", shell_line(&player.command(&state, &state.step())));
+        if a.has("--dry-run") {
+            return Ok(());
+        }
+        player.check(a.has("--build"), s).map_err(failed)?;
+        play_all(&player, &mut state).map_err(failed)?;
+    }
+    print!("{}", report(&state, file));
+    Ok(())
+}

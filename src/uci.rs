@@ -45,7 +45,7 @@ pub struct Uci {
     values: Vec<i64>,
     /// Why the last `position` was refused (until a good one or `ucinewgame`): no `go` plays in it.
     refused: Option<String>,
-    /// `debug on`: an answer starts `info string threads N nodes a b ...`.
+    /// `debug on`: a search's limits at its start, `info string threads N nodes a b ...` at its end.
     debug: bool,
     /// The search is `go infinite` or `go ponder`: its move waits for `stop` or `ponderhit`.
     held: bool,
@@ -197,6 +197,9 @@ impl Uci {
         let (hard, paced) = (plan.hard, self.option("SimulateThinkingTime") == 1 && !held);
         if let Some(level) = &mut plan.level {
             level.pace = paced.then(|| hard.min(pace::MAX_MS));
+        }
+        if self.debug {
+            say!("info string {}", plan.describe());
         }
         let started = plan.started.clone();
         (self.held, self.ponder) = (held, ponder.then(|| (started, Instant::now(), hard)));

@@ -1,5 +1,4 @@
-//! A person at the terminal: a parser of moves and of the commands in COMMANDS into the
-//! clock's `Ask` and the search thread, and a printer of the board and the search's lines.
+//! A person at the terminal: moves and the commands of COMMANDS read into the clock's `Ask`;
 //! rmax thinks on the search thread while input keeps coming (`while_thinking`).
 
 use crate::clock::{plan, Ask, OVERHEAD_MS};
@@ -48,10 +47,12 @@ move, and a move typed at the keyboard is not kept (type it after rmax's move). 
 /// The commands: the words that call them (HELP says what they do) and their handlers.
 type Command = (&'static [&'static str], fn(&mut Terminal, &str));
 const COMMANDS: [Command; 27] = [
-    (&["help", "?"], |t, _| t.help()),
+    (&["help", "?"], |t, _| {
+        say!("{HELP}\nNow: {}, {}.", t.limit_text(), t.how(true))
+    }),
     (&["new"], |t, _| t.new_game()),
     (&["undo"], |t, _| t.undo()),
-    (&["go"], |t, _| t.swap_sides()),
+    (&["go"], |t, _| t.choose_side(t.game.board().side ^ 24)),
     (&["white"], |t, _| t.choose_side(8)),
     (&["black"], |t, _| t.choose_side(16)),
     (&["hint"], |t, _| t.hint()),
@@ -68,32 +69,23 @@ const COMMANDS: [Command; 27] = [
     (&["flip"], |t, _| t.flip()),
     (&["unicode"], Terminal::set_unicode),
     (&["moves"], |t, _| t.list_moves()),
-    (&["fen"], Terminal::fen),
-    (&["setboard"], Terminal::setboard),
+    (&["fen"], |t, fen| t.setboard(fen, true)),
+    (&["setboard"], |t, fen| t.setboard(fen, false)),
     (&["pgn"], |t, _| say!("{}", t.record().pgn(&[]))),
     (&["save"], Terminal::save),
     (&["load"], Terminal::load),
     (&["review"], Terminal::review),
     (&["quit", "exit"], |_, _| {}),
 ];
+/// The commands that need a game still played (else they say it is over).
+const IN_PLAY: [&str; 6] = ["go", "hint", "resign", "moves", "analyse", "analyze"];
 
-/// The longest `time` (s) and `hint` (ms); `analyse`'s lines unless told, and at most.
+/// The longest `time` (s) and `hint` (ms).
 const MAX_SECONDS: f64 = 3600.0;
 const HINT_MS: u64 = 500;
-const ANALYSIS_LINES: (usize, i64) = (3, 10);
-/// The thinking line: its start, its width (never wrapped: `\r` rewrites one line), what
-/// clears a line after `\r`, how often a level's clock on it ticks (ms).
+/// The thinking line (never wrapped: `\r` rewrites one line), and what clears a line after `\r`.
 const THINKING: &str = "rmax is thinking (Enter: move now)";
-const LINE_WIDTH: usize = 79;
 const CLEAR_LINE: &str = "\r\x1b[K";
-const TICK_MS: u64 = 100;
-
-/// How long rmax thinks: ms, or plies.
-#[derive(Clone, Copy)]
-enum Limit {
-    Millis(u64),
-    Depth(i64),
-}
 
 /// A game on the clock: the control (seconds, increment), the ms left (White, Black), and
 /// when the side to move's time began.
@@ -132,17 +124,16 @@ pub struct Terminal {
     /// The person's colour; rmax replies when the other is to move.
     human: u8,
     flip: bool,
-    limit: Limit,
-    /// A game on the clock (it rules rmax's time instead of `limit`); the game's `resigned` is
-    /// a loss on time.
+    /// rmax's time a move as `time` gave it (ms; None: 1 s), or its depth instead.
+    ms: Option<u64>,
+    depth: Option<i64>,
+    /// A game on the clock (it rules instead); `on_time`: the game was lost on time.
     clock: Option<Clock>,
     on_time: bool,
-    /// The person gave `time`: it caps a paced move too (else pace::MAX_MS does).
-    time_given: bool,
     level: Option<Level>,
     pace: bool,
     unicode: bool,
-    /// Standard output is a terminal (the thinking line rewritten in place), and input (echoed).
+    /// Standard output is a terminal (lines rewritten in place), and input (echoed).
     live: bool,
     keyboard: bool,
     /// Lines that came while rmax thought, obeyed after its move; the input ended meanwhile.
@@ -179,21 +170,20 @@ impl Terminal {
     /// `events`: the input's channel, where searches say they are done.
     pub fn new(events: Sender<Event>) -> Terminal {
         let live = std::io::stdout().is_terminal();
-        let keyboard = std::io::stdin().is_terminal();
         Terminal {
             game: Game::new(start_board()),
             search: Searcher::new(events),
             human: 8,
             flip: false,
-            limit: Limit::Millis(1000),
+            ms: None,
+            depth: None,
             clock: None,
             on_time: false,
-            time_given: false,
             level: None,
             pace: true,
             unicode: live && utf8_locale(),
             live,
-            keyboard,
+            keyboard: std::io::stdin().is_terminal(),
             waiting: VecDeque::new(),
             leaving: false,
             analysing: false,
@@ -228,10 +218,9 @@ impl Terminal {
             match input.recv() {
                 Ok(Event::Line(next)) if self.search.busy() => self.while_thinking(next),
                 Ok(Event::Line(next)) => line = Some(next),
-                Ok(Event::TooLong(n)) => {
-                    let too_long = format!("That line is too long ({n} bytes, at most {MAX_LINE})");
-                    self.notice(&format!("{too_long}; ignored."));
-                }
+                Ok(Event::TooLong(n)) => self.notice(&format!(
+                    "That line is too long ({n} bytes, at most {MAX_LINE}); ignored."
+                )),
                 Ok(Event::Done(id)) if self.search.is_current(id) => self.search_done(),
                 Ok(Event::Done(_)) => {}
                 // end of input: piped commands all run (an analysis stops: no Enter can come);
@@ -307,7 +296,7 @@ impl Terminal {
     }
 
     /// Obeys one line; false for `quit`.
-    pub fn command(&mut self, line: &str) -> bool {
+    fn command(&mut self, line: &str) -> bool {
         let (word, arg) = split_word(line);
         let word = word.to_ascii_lowercase();
         // the person's time ran out before this line came: the game is lost, a move not played
@@ -316,25 +305,24 @@ impl Terminal {
         if flag {
             self.show_and_end();
         }
-        match COMMANDS.iter().find(|c| c.0.contains(&word.as_str())) {
+        let over = self.ended().filter(|_| IN_PLAY.contains(&word.as_str()));
+        match (COMMANDS.iter().find(|c| c.0.contains(&word.as_str())), over) {
             _ if matches!(word.as_str(), "quit" | "exit") => return false,
-            Some((_, run)) => run(self, arg),
-            None if word.is_empty() || flag => {}
-            None => self.human_move(line),
+            (Some(_), Some(end)) => say!("{word}: the game is over. {end} Type new or undo."),
+            (Some((_, run)), None) => run(self, arg),
+            (None, _) if word.is_empty() || flag => {}
+            (None, _) => self.human_move(line),
         }
         true
     }
 
-    fn help(&self) {
-        say!("{HELP}\nNow: {}, {}.", self.limit_text(), self.how(true));
-    }
-
     fn limit_text(&self) -> String {
-        match (self.clock, self.limit) {
+        let secs = self.ms.unwrap_or(1000) as f64 / 1000.0;
+        match (self.clock, self.depth) {
             (Some(c), _) => format!("rmax plays on the clock, {} ({})", c.control(), c.text()),
-            (_, Limit::Millis(ms)) => format!("rmax thinks {} s per move", ms as f64 / 1000.0),
-            (_, Limit::Depth(1)) => "rmax searches 1 ply per move".into(),
-            (_, Limit::Depth(d)) => format!("rmax searches {d} plies per move"),
+            (_, None) => format!("rmax thinks {secs} s per move"),
+            (_, Some(1)) => "rmax searches 1 ply per move".into(),
+            (_, Some(d)) => format!("rmax searches {d} plies per move"),
         }
     }
 
@@ -356,14 +344,14 @@ impl Terminal {
     }
 
     fn new_game(&mut self) {
-        self.restart(Game::new(start_board()));
         self.search.new_game(); // an empty hash table, no history
-        self.next();
+        self.set_game(Game::new(start_board()), Some(self.human));
     }
 
     fn choose_side(&mut self, side: u8) {
         self.human = side;
-        say!("You play {}.", colour(side));
+        let (rmax, you) = (colour(side ^ 24), colour(side));
+        say!("rmax takes {rmax}; you play {you} now.");
         self.next();
     }
 
@@ -372,33 +360,14 @@ impl Terminal {
         self.show();
     }
 
-    /// `go`: rmax takes the side to move, the person the other.
-    fn swap_sides(&mut self) {
-        if let Some(end) = self.ended() {
-            return say!("{end} Type new or undo to go on.");
-        }
-        self.human = self.game.board().side ^ 24;
-        let (rmax, you) = (colour(self.human ^ 24), colour(self.human));
-        say!("rmax takes {rmax}; you play {you} now.");
-        self.next();
-    }
-
-    /// `fen`: the position's FEN; `fen <FEN>`: as `setboard`.
-    fn fen(&mut self, fen: &str) {
-        match fen {
-            "" => say!("{}", self.game.board().fen()),
-            fen => self.setboard(fen),
-        }
-    }
-
-    fn setboard(&mut self, fen: &str) {
+    fn setboard(&mut self, fen: &str, bare: bool) {
         match parse_fen(fen) {
-            Ok(board) => self.set_game(Game::new(board)),
+            _ if bare && fen.is_empty() => say!("{}", self.game.board().fen()),
+            Ok(board) => self.set_game(Game::new(board), None),
             Err(e) => say!("Bad FEN: {e}"),
         }
     }
 
-    /// `eval [FEN]`: the evaluation explained, of the position or of FEN (the game stays).
     fn eval(&mut self, fen: &str) {
         match parse_fen(fen) {
             _ if fen.is_empty() => say!("{}", explain(self.game.board(), &W)),
@@ -407,7 +376,7 @@ impl Terminal {
         }
     }
 
-    /// `review [seconds | nodes n]`: the game so far, on this thread; kept for `save`.
+    /// `review`, kept for `save`.
     fn review(&mut self, arg: &str) {
         let budget = match split_word(arg) {
             ("", _) => Ok(Budget::Nodes(NODES)),
@@ -438,9 +407,9 @@ impl Terminal {
         let Some(depth @ 1..=64) = int(arg) else {
             return say!("depth needs a number of plies from 1 to 64, e.g. depth 6");
         };
-        (self.limit, self.clock) = (Limit::Depth(depth), None);
-        let text = self.limit_text();
-        say!("{text}, however long it takes (Enter: move now).");
+        (self.depth, self.clock) = (Some(depth), None);
+        let limit = self.limit_text();
+        say!("{limit}, however long it takes (Enter: move now).");
     }
 
     fn set_time(&mut self, arg: &str) {
@@ -451,12 +420,11 @@ impl Terminal {
         if s > MAX_SECONDS {
             say!("rmax thinks at most an hour per move: time {MAX_SECONDS}.");
         }
-        self.limit = Limit::Millis((s.min(MAX_SECONDS) * 1000.0).max(1.0) as u64);
-        (self.time_given, self.clock) = (true, None);
+        let ms = (s.min(MAX_SECONDS) * 1000.0).max(1.0) as u64;
+        (self.ms, self.depth, self.clock) = (Some(ms), None, None);
         say!("{}.", self.limit_text());
     }
 
-    /// `level <elo>` or `level off`; anything else changes nothing.
     fn set_level(&mut self, arg: &str) {
         if arg.eq_ignore_ascii_case("off") {
             self.level = None;
@@ -481,7 +449,6 @@ impl Terminal {
         say!("rmax plays like a player rated {elo} (at most {nodes} nodes a move, {pick}) and {pace}.");
     }
 
-    /// `pace on` or `pace off`: at a level, a person's time for a move, or none.
     fn set_pace(&mut self, arg: &str) {
         let Some(on) = on_off(arg) else {
             return say!("pace on or pace off: at a level, a person's time for a move, or none.");
@@ -494,15 +461,13 @@ impl Terminal {
         }
     }
 
-    /// The longest a paced move takes: the person's `time`, else pace::MAX_MS.
+    /// The longest a paced move (and a hint) takes: the person's `time`, else pace::MAX_MS.
     fn pace_ms(&self) -> u64 {
-        match self.limit {
-            Limit::Millis(ms) if self.time_given => ms,
-            _ => pace::MAX_MS,
-        }
+        self.ms
+            .filter(|_| self.depth.is_none())
+            .unwrap_or(pace::MAX_MS)
     }
 
-    /// `threads <n>` (a level plays on one whatever the number).
     fn set_threads(&mut self, arg: &str) {
         let Some(n @ 1..) = int(arg).filter(|&n| n <= MAX_THREADS as i64) else {
             return say!("threads needs a number from 1 to {MAX_THREADS}, e.g. threads 2");
@@ -516,9 +481,6 @@ impl Terminal {
 
     fn list_moves(&self) {
         let board = self.game.board();
-        if let Some(end) = self.ended() {
-            return say!("No moves: the game is over. {end}");
-        }
         let moves: Vec<String> = board.gen(false).iter().map(|&m| san(board, m)).collect();
         say!("{} legal moves: {}", moves.len(), moves.join(" "));
     }
@@ -537,7 +499,6 @@ impl Terminal {
         }
     }
 
-    /// `load FILE`: a position in FEN, or a game in PGN (its first).
     fn load(&mut self, path: &str) {
         let name = short(path);
         if path.is_empty() {
@@ -547,35 +508,30 @@ impl Terminal {
             Ok(text) => text,
             Err(e) => return say!("Cannot read '{name}': {e}"),
         };
-        let first = |games: Vec<PgnGame>| games.into_iter().next().map(|g| g.game);
+        let empty = Game::new(start_board());
+        let first = |games: Vec<PgnGame>| games.into_iter().next().map_or(empty, |g| g.game);
         let game = match parse_fen(text.trim()) {
-            Ok(board) if text.trim().lines().count() == 1 => Ok(Some(Game::new(board))),
+            Ok(board) if text.trim().lines().count() == 1 => Ok(Game::new(board)),
             _ => read_pgn(&text, false).map(first),
         };
-        match game.map(|game| game.unwrap_or_else(|| Game::new(start_board()))) {
+        match game {
             Ok(game) => {
                 let (plies, side) = (game.moves.len(), colour(game.board().side));
                 say!("Loaded {plies} plies from {name}; you play {side}.");
-                self.set_game(game);
+                self.set_game(game, None);
             }
             Err(e) => say!("Cannot load '{name}': {e}"),
         }
     }
 
-    /// A new game (set up or loaded): the person plays the side to move.
-    fn set_game(&mut self, game: Game) {
-        self.restart(game);
-        self.human = self.game.board().side;
+    /// Another game, on a clock both full again; the person plays `human` (None: the side to move).
+    fn set_game(&mut self, game: Game, human: Option<u8>) {
+        (self.game, self.on_time) = (game, false);
+        self.clock = self.clock.map(|c| Clock::new(c.control));
+        self.human = human.unwrap_or(self.game.board().side);
         self.next();
     }
 
-    /// Another game: on a clock, both full again.
-    fn restart(&mut self, game: Game) {
-        (self.game, self.on_time) = (game, false);
-        self.clock = self.clock.map(|c| Clock::new(c.control));
-    }
-
-    /// `clock M+S`: minutes each and seconds added a move (fractions too); `clock off`.
     fn set_clock(&mut self, arg: &str) {
         let number = |t: &str, most| t.trim().parse().ok().filter(|v| (0.0..=most).contains(v));
         self.clock = match arg.split_once('+').map(|(m, s)| (number(m, 600.0), number(s, 60.0))) {
@@ -621,44 +577,25 @@ impl Terminal {
     }
 
     fn resign(&mut self) {
-        if let Some(end) = self.ended() {
-            return say!("The game is over already: {end}");
-        }
         self.game.resigned = Some(self.human);
         self.next();
     }
 
     /// The game for PGN: the person's name on their side, rmax's rating at a level.
     fn record(&self) -> PgnGame {
-        let (me, rmax) = ("You".to_string(), format!("rmax {VERSION}"));
-        let rating = ["BlackElo", "WhiteElo"][usize::from(self.human != 8)];
-        let mut tags = vec![];
+        let black = usize::from(self.human != 8);
+        let mut names = ["You".to_string(), format!("rmax {VERSION}")];
+        names.rotate_left(black);
+        let (mut tags, rating) = (vec![], ["BlackElo", "WhiteElo"][black]);
         tags.extend(self.level.map(|l| (rating, l.elo.to_string())));
         tags.extend(self.clock.map(|c| ("TimeControl", c.control())));
-        if self.on_time && self.game.resigned.is_some() {
-            tags.push(("Termination", "time forfeit".into()));
-        }
-        let mut names = [me, rmax];
-        if self.human != 8 {
-            names.swap(0, 1);
-        }
+        tags.extend(self.on_time.then(|| ("Termination", "time forfeit".into())));
         self.game.record(&names[0], &names[1], &tags)
     }
 
-    /// `hint`: what rmax would play in the person's place, after a short search.
     fn hint(&mut self) {
-        if let Some(end) = self.ended() {
-            return say!("The game is over: {end}");
-        }
-        let (board, keys) = (*self.game.board(), self.game.keys());
-        let ms = match self.limit {
-            Limit::Millis(ms) => ms.min(HINT_MS),
-            Limit::Depth(_) => HINT_MS,
-        };
-        let ask = Ask {
-            movetime: Some(ms as i64),
-            ..Ask::default()
-        };
+        let (board, keys, mut ask) = (*self.game.board(), self.game.keys(), Ask::default());
+        ask.movetime = Some(self.pace_ms().min(HINT_MS) as i64);
         let engine = self.search.engine();
         (engine.stop, engine.report) = (Arc::default(), None);
         if let (Some(m), info) = engine.think(&board, &keys, plan(ask).lim) {
@@ -705,23 +642,25 @@ impl Terminal {
     /// clock; with a time it stops at a mate found.
     fn think(&mut self) {
         let (board, mut ask) = (*self.game.board(), Ask::default());
-        (ask.movetime, ask.depth, ask.mate) = match self.limit {
+        (ask.movetime, ask.depth, ask.mate) = match self.depth {
             _ if self.clock.is_some() => (None, None, Some(i64::MAX)),
-            Limit::Millis(ms) => (Some(ms as i64), None, Some(i64::MAX)),
-            Limit::Depth(d) => (None, Some(d), None),
+            None => (Some(self.ms.unwrap_or(1000) as i64), None, Some(i64::MAX)),
+            Some(d) => (None, Some(d), None),
         };
-        // on the clock, as in a GUI's game (a level's pace within the move's hard limit)
-        let (side, clock) = (usize::from(board.side != 8), self.clock);
-        ask.clock = clock.map(|c| (c.left[side], (c.control.1 * 1e3) as i64, None));
-        ask.overhead = OVERHEAD_MS * i64::from(self.clock.is_some());
         let pace = self.pace.then(|| self.pace_ms());
         ask.level = self.level.map(|level| Level { pace, ..level });
+        // on the clock, as in a GUI's game (a level's pace within the move's hard limit)
+        if let Some(c) = self.clock {
+            let (left, inc) = (
+                c.left[usize::from(board.side != 8)],
+                (c.control.1 * 1e3) as i64,
+            );
+            (ask.clock, ask.overhead) = (Some((left, inc, None)), OVERHEAD_MS);
+            say!("Clocks: {}.", c.text());
+        }
         let mut plan = plan(ask);
-        if let Some(clock) = self.clock {
-            say!("Clocks: {}.", clock.text());
-            if let Some(level) = &mut plan.level {
-                level.pace = level.pace.map(|ms| ms.min(plan.hard));
-            }
+        if let Some(level) = plan.level.as_mut().filter(|_| self.clock.is_some()) {
+            level.pace = level.pace.map(|ms| ms.min(plan.hard));
         }
         let (live, lines) = (self.live, self.level.is_none());
         match live {
@@ -732,28 +671,20 @@ impl Terminal {
             self.ticking = Arc::new(Mutex::new(true));
             tick(self.ticking.clone());
         }
-        let print = move |info: &Info| {
-            let text = format!("{THINKING} {}", search_line(&board, info));
-            match (lines, live) {
-                (true, true) => print_now(&fit(&text)),
-                (true, false) => say!("  {}", search_line(&board, info)),
-                (false, _) => {}
-            }
+        let print = move |info: &Info| match (lines, live) {
+            (true, true) => print_now(&fit(&format!("{THINKING} {}", search_line(&board, info)))),
+            (true, false) => say!("  {}", search_line(&board, info)),
+            (false, _) => {}
         };
         self.search.start(&self.game, plan, Box::new(print));
     }
 
-    /// `analyse [n]`: the n best lines, deepening until Enter, at full strength (advice, not play).
     fn analyse(&mut self, arg: &str) {
-        let (default, most) = ANALYSIS_LINES;
-        let lines = match int(arg).filter(|n| (1..=most).contains(n)) {
-            _ if arg.is_empty() => default,
+        let lines = match int(arg).filter(|n| (1..=10).contains(n)) {
+            _ if arg.is_empty() => 3,
             Some(n) => n as usize,
-            None => return say!("analyse needs a number of lines from 1 to {most} (analyse 3)."),
+            None => return say!("analyse needs a number of lines from 1 to 10 (analyse 3)."),
         };
-        if let Some(end) = self.ended() {
-            return say!("No moves to analyse: the game is over. {end}");
-        }
         let board = *self.game.board();
         let shown = lines.min(board.gen(false).len());
         let s = if shown == 1 { "" } else { "s" };
@@ -819,24 +750,19 @@ impl Terminal {
         if self.game.resigned.take().is_some() {
             let on_time = std::mem::take(&mut self.on_time);
             self.clock = self.clock.filter(|_| !on_time);
+            let limit = self.limit_text();
             match on_time {
-                true => say!(
-                    "The loss on time is taken back; the clock is off: {}.",
-                    self.limit_text()
-                ),
+                true => say!("The loss on time is taken back; the clock is off: {limit}."),
                 false => say!("You take back your resignation."),
             }
             return self.show();
         }
         // the person's last move, and rmax's reply if rmax moved last
         let take = 1 + usize::from(self.game.board().side == self.human);
+        let only = "Nothing of yours to undo: rmax made the only move. Type new to start again.";
         match self.game.moves.len() {
             0 => return say!("Nothing to undo."),
-            n if n < take => {
-                return say!(
-                    "Nothing of yours to undo: rmax made the only move. Type new to start again."
-                )
-            }
+            n if n < take => return say!("{only}"),
             _ => (0..take).for_each(|_| self.game.pop()),
         }
         self.show();
@@ -883,27 +809,23 @@ pub fn prompt() {
     print_now("rmax> ");
 }
 
-/// `on` or `off`.
 fn on_off(arg: &str) -> Option<bool> {
-    ["off", "on"]
-        .iter()
-        .position(|w| arg.eq_ignore_ascii_case(w))
-        .map(|i| i == 1)
+    let on = arg.eq_ignore_ascii_case("on");
+    (on || arg.eq_ignore_ascii_case("off")).then_some(on)
 }
 
 /// Time left as a clock shows it: `9:55`, tenths under 10 s (`0:04.3`).
 fn clock_text(ms: i64) -> String {
-    let ms = ms.max(0);
     let (minutes, seconds, tenths) = (ms / 60_000, ms / 1000 % 60, ms % 1000 / 100);
     let tenths = (ms < 10_000).then(|| format!(".{tenths}"));
     format!("{minutes}:{seconds:02}{}", tenths.unwrap_or_default())
 }
 
-/// Rewrites the thinking line with the time since now, every TICK_MS, while `ticking`.
+/// Rewrites the thinking line with the time since now, every 0.1 s, while `ticking`.
 fn tick(ticking: Arc<Mutex<bool>>) {
     let since = Instant::now();
     std::thread::spawn(move || loop {
-        std::thread::sleep(Duration::from_millis(TICK_MS));
+        std::thread::sleep(Duration::from_millis(100));
         let on = lock(&ticking);
         if !*on {
             return;
@@ -919,9 +841,9 @@ fn print_now(text: &str) {
     let _ = write!(out, "{text}").and_then(|()| out.flush());
 }
 
-/// A line cut to the screen's width, after CLEAR_LINE.
+/// A line cut to the screen's width (79 characters), after CLEAR_LINE.
 fn fit(line: &str) -> String {
-    CLEAR_LINE.to_string() + &line.chars().take(LINE_WIDTH).collect::<String>()
+    CLEAR_LINE.to_string() + &line.chars().take(79).collect::<String>()
 }
 
 /// A search line (thinking, analysis): depth, score from White's side, time, moves in SAN.

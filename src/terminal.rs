@@ -6,11 +6,11 @@ use crate::explain::explain;
 use crate::game::{colour, letter, line_san, numbered, read_move, read_pgn, san, start_board};
 use crate::game::{Game, Parsed, PgnGame};
 use crate::input::{int, parse_fen, short, split_word, Event, MAX_LINE};
-use crate::level::Level;
+use crate::level::{Level, ELO_MAX, ELO_MIN};
 use crate::output::{diagram, Score, VERSION};
+use crate::pace;
 use crate::review::{review_game, Budget, NODES};
 use crate::searcher::{lock, Searcher, MAX_THREADS};
-use crate::{level, pace};
 use rmax::{Board, Info, W};
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
@@ -50,13 +50,19 @@ const COMMANDS: [Command; 27] = [
     (&["help", "?"], |t, _| {
         say!("{HELP}\nNow: {}, {}.", t.limit_text(), t.how(true))
     }),
-    (&["new"], |t, _| t.new_game()),
+    (&["new"], |t, _| {
+        t.search.new_game(); // an empty hash table, no history
+        t.set_game(Game::new(start_board()), Some(t.human));
+    }),
     (&["undo"], |t, _| t.undo()),
     (&["go"], |t, _| t.choose_side(t.game.board().side ^ 24)),
     (&["white"], |t, _| t.choose_side(8)),
     (&["black"], |t, _| t.choose_side(16)),
     (&["hint"], |t, _| t.hint()),
-    (&["resign"], |t, _| t.resign()),
+    (&["resign"], |t, _| {
+        t.game.resigned = Some(t.human);
+        t.next();
+    }),
     (&["time"], Terminal::set_time),
     (&["clock"], Terminal::set_clock),
     (&["depth"], Terminal::set_depth),
@@ -66,7 +72,10 @@ const COMMANDS: [Command; 27] = [
     (&["analyse", "analyze"], Terminal::analyse),
     (&["board"], |t, _| t.show()),
     (&["eval"], Terminal::eval),
-    (&["flip"], |t, _| t.flip()),
+    (&["flip"], |t, _| {
+        t.flip = !t.flip;
+        t.show();
+    }),
     (&["unicode"], Terminal::set_unicode),
     (&["moves"], |t, _| t.list_moves()),
     (&["fen"], |t, fen| t.setboard(fen, true)),
@@ -139,9 +148,8 @@ pub struct Terminal {
     /// Lines that came while rmax thought, obeyed after its move; the input ended meanwhile.
     waiting: VecDeque<String>,
     leaving: bool,
-    /// The search is `analyse`: it plays nothing, and shows its lines in `view`.
-    analysing: bool,
-    view: Arc<Mutex<View>>,
+    /// While the search is `analyse` (it plays nothing), the lines it shows.
+    analysis: Option<Arc<Mutex<View>>>,
     /// A level's running clock on the thinking line is drawn while this is true.
     ticking: Arc<Mutex<bool>>,
     /// The last `review`: the game's PGN then, and the same annotated (for `save`).
@@ -186,8 +194,7 @@ impl Terminal {
             keyboard: std::io::stdin().is_terminal(),
             waiting: VecDeque::new(),
             leaving: false,
-            analysing: false,
-            view: Arc::default(),
+            analysis: None,
             ticking: Arc::default(),
             reviewed: None,
         }
@@ -226,7 +233,7 @@ impl Terminal {
                 // end of input: piped commands all run (an analysis stops: no Enter can come);
                 // Ctrl-D at the keyboard leaves at once
                 Ok(Event::Eof) | Err(_) if self.search.busy() && !self.keyboard => {
-                    if self.analysing {
+                    if self.analysis.is_some() {
                         self.search.stop();
                     }
                     self.leaving = true;
@@ -259,7 +266,7 @@ impl Terminal {
         }
         let word = split_word(&line).0.to_ascii_lowercase();
         let command = COMMANDS.iter().any(|c| c.0.contains(&word.as_str()));
-        let waits = match self.analysing {
+        let waits = match self.analysis.is_some() {
             true => "waits until the analysis stops (Enter: stop)",
             false => "waits until rmax has moved (Enter: move now)",
         };
@@ -269,7 +276,7 @@ impl Terminal {
                 self.leaving = true;
                 return self.search.stop();
             }
-            _ if self.keyboard && !self.analysing && !command => {
+            _ if self.keyboard && self.analysis.is_none() && !command => {
                 let text = "not kept, rmax is to move (type it again after its move)";
                 return self.notice(&format!("{}: {text}.", short(&line)));
             }
@@ -281,16 +288,15 @@ impl Terminal {
 
     /// A notice while rmax may think: in the thinking line's place, which comes back below.
     fn notice(&self, text: &str) {
-        let busy = self.live && self.search.busy();
-        if busy {
-            print_now(CLEAR_LINE);
+        if !self.live || !self.search.busy() {
+            return say!("{text}");
         }
-        say!("{text}");
-        if busy && self.analysing {
-            let mut view = lock(&self.view);
+        say!("{CLEAR_LINE}{text}");
+        if let Some(view) = &self.analysis {
+            let mut view = lock(view);
             view.drawn = 0; // the block again, below the notice
             view.draw();
-        } else if busy {
+        } else {
             print_now(THINKING); // (a level's clock redraws itself)
         }
     }
@@ -300,8 +306,8 @@ impl Terminal {
         let (word, arg) = split_word(line);
         let word = word.to_ascii_lowercase();
         // the person's time ran out before this line came: the game is lost, a move not played
-        let mover = self.game.board().side == self.human && !self.search.busy();
-        let flag = mover && !self.punch(false);
+        let flag =
+            self.game.board().side == self.human && !self.search.busy() && !self.punch(false);
         if flag {
             self.show_and_end();
         }
@@ -343,21 +349,11 @@ impl Terminal {
         format!("at level {}{one}{pace}", level.elo)
     }
 
-    fn new_game(&mut self) {
-        self.search.new_game(); // an empty hash table, no history
-        self.set_game(Game::new(start_board()), Some(self.human));
-    }
-
     fn choose_side(&mut self, side: u8) {
         self.human = side;
         let (rmax, you) = (colour(side ^ 24), colour(side));
         say!("rmax takes {rmax}; you play {you} now.");
         self.next();
-    }
-
-    fn flip(&mut self) {
-        self.flip = !self.flip;
-        self.show();
     }
 
     fn setboard(&mut self, fen: &str, bare: bool) {
@@ -376,7 +372,6 @@ impl Terminal {
         }
     }
 
-    /// `review`, kept for `save`.
     fn review(&mut self, arg: &str) {
         let budget = match split_word(arg) {
             ("", _) => Ok(Budget::Nodes(NODES)),
@@ -431,9 +426,8 @@ impl Terminal {
             return say!("rmax plays at full strength.");
         }
         let Some(level) = int(arg).and_then(Level::new) else {
-            let (low, high) = (level::ELO_MIN, level::ELO_MAX);
             return say!(
-                "level needs a rating from {low} to {high} (level 1500), or off for full strength."
+                "level needs a rating from {ELO_MIN} to {ELO_MAX} (level 1500), or off for full strength."
             );
         };
         self.level = Some(level);
@@ -576,11 +570,6 @@ impl Terminal {
         Some(format!("{loser} loses on time: {winner} wins, {score}."))
     }
 
-    fn resign(&mut self) {
-        self.game.resigned = Some(self.human);
-        self.next();
-    }
-
     /// The game for PGN: the person's name on their side, rmax's rating at a level.
     fn record(&self) -> PgnGame {
         let black = usize::from(self.human != 8);
@@ -651,11 +640,9 @@ impl Terminal {
         ask.level = self.level.map(|level| Level { pace, ..level });
         // on the clock, as in a GUI's game (a level's pace within the move's hard limit)
         if let Some(c) = self.clock {
-            let (left, inc) = (
-                c.left[usize::from(board.side != 8)],
-                (c.control.1 * 1e3) as i64,
-            );
-            (ask.clock, ask.overhead) = (Some((left, inc, None)), OVERHEAD_MS);
+            let left = c.left[usize::from(board.side != 8)];
+            ask.clock = Some((left, (c.control.1 * 1e3) as i64, None));
+            ask.overhead = OVERHEAD_MS;
             say!("Clocks: {}.", c.text());
         }
         let mut plan = plan(ask);
@@ -689,9 +676,8 @@ impl Terminal {
         let shown = lines.min(board.gen(false).len());
         let s = if shown == 1 { "" } else { "s" };
         say!("rmax analyses the {shown} best line{s} (Enter: stop).");
-        self.analysing = true;
-        *lock(&self.view) = View::default();
-        let (view, live) = (self.view.clone(), self.live);
+        let (view, live) = (Arc::new(Mutex::new(View::default())), self.live);
+        self.analysis = Some(view.clone());
         let print = move |info: &Info| {
             let text = format!("{}) {}", info.multipv, search_line(&board, info));
             if !live {
@@ -713,8 +699,8 @@ impl Terminal {
         let Some(outcome) = self.search.join() else {
             return;
         };
-        if std::mem::take(&mut self.analysing) {
-            if self.live && lock(&self.view).drawn > 0 {
+        if let Some(view) = self.analysis.take() {
+            if self.live && lock(&view).drawn > 0 {
                 say!(); // below the block
             }
             return say!("Analysis stopped at depth {}.", outcome.info.depth);

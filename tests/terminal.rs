@@ -514,6 +514,22 @@ fn small_messages_after_mate_and_for_odd_moves() {
     let out = say(&mut r, "moves");
     assert!(!out.contains("0 legal moves"), "{out}");
     assert!(out.contains("the game is over"), "{out}");
+    // the commands that need a game in play say it is over, with its result, and do nothing
+    let mated = terminal_fen(&mut r);
+    for command in ["hint", "go", "resign", "analyse", "analyze 2"] {
+        let out = say(&mut r, command);
+        let over = "the game is over. Checkmate: White wins, 1-0. Type new or undo.";
+        assert!(
+            out.starts_with(&format!(
+                "{}: {over}",
+                command.split(' ').next().unwrap_or("")
+            )),
+            "{out}"
+        );
+        assert_eq!(out.lines().count(), 2, "the message and the prompt: {out}");
+    }
+    assert_eq!(terminal_fen(&mut r), mated);
+    assert!(say(&mut r, "pgn").contains("[Result \"1-0\"]"));
     // a king is no promotion piece: illegal, not unknown
     say(&mut r, "setboard 8/1P6/8/8/8/8/k7/4K3 w - - 0 1");
     let out = say(&mut r, "b8=K");

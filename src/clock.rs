@@ -8,9 +8,8 @@ use std::sync::Arc;
 
 /// Milliseconds a move costs beyond its search (UCI's `Move Overhead` by default).
 pub const OVERHEAD_MS: i64 = 10;
-/// The rule's numbers (README, "UCI and xboard": Time). Sudden death over 30 moves (40: -43.7
-/// +/- 35.5 at 5+0 in 160 games), 20 moves' overhead kept (50: -98 +/- 39 at 5+0); share 2/3:
-/// the median at 10+0.1.
+/// The rule's numbers (README, "UCI and xboard": Time): 30 moves (the ledger: not 40), 20 moves'
+/// overhead kept (50: -98 +/- 39 at 5+0), share 2/3 (the median at 10+0.1).
 const MOVES: (f64, i64, f64, i64) = (30.0, 20, 1.5, 50);
 const BASE: (f64, f64, f64) = (0.75, 0.5, 5.0);
 const STABILITY: [f64; 6] = [2.0, 1.5, 1.2, 1.0, 0.85, 0.75];
@@ -104,7 +103,7 @@ impl Plan {
 
 /// How long a move may take (ms): `base` for a move of average difficulty; `most`, after
 /// which no iteration starts; `hard`, at which the search is aborted. 1 <= base <= most <= hard.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Budget {
     pub base: u64,
     pub most: u64,
@@ -129,9 +128,8 @@ impl Budget {
         Budget { base, most, hard }
     }
 
-    /// This budget, none of it above `ms` (at least 1).
+    /// This budget, none of it above `ms`.
     pub fn capped(self, ms: u64) -> Budget {
-        let ms = ms.max(1);
         let (base, most, hard) = (self.base.min(ms), self.most.min(ms), self.hard.min(ms));
         Budget { base, most, hard }
     }
@@ -155,6 +153,7 @@ fn time_factor(stable: usize, fall: i32, share: f64) -> f64 {
 
 /// After each completed iteration, whether to stop: the search's own limits are the budget's
 /// `most` and `hard`; the rule stops it earlier, between iterations.
+#[derive(Default)]
 pub struct StopRule {
     budget: Budget,
     /// The base is scaled (a level keeps the plain rule: nothing after the base).
@@ -170,16 +169,12 @@ pub struct StopRule {
 
 impl StopRule {
     fn new(budget: Budget, scaled: bool, started: Arc<AtomicU64>) -> StopRule {
-        let (best, stable, scores, nodes, threads) = (None, 0, vec![], 0, 1);
         StopRule {
             budget,
             scaled,
             started,
-            best,
-            stable,
-            scores,
-            nodes,
-            threads,
+            threads: 1,
+            ..Default::default()
         }
     }
 
@@ -223,53 +218,45 @@ impl StopRule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rmax::{Board, START};
 
-    /// e2e4 and d2d4.
-    fn moves() -> [Move; 2] {
-        let board = Board::from_fen(START).expect("the start position");
-        ["e2e4", "d2d4"].map(|m| board.parse_move(m).expect("a legal move"))
-    }
+    /// An iteration's line: its multipv, its move's number, its score, the nodes on its move.
+    type Line = (usize, usize, i32, u64);
 
-    /// Line 1 of iteration k (from 0), 50 ms each, 3,000 nodes of which `best` on its move.
-    fn line(k: u64, m: Move, score: i32, best: u64) -> Info {
-        let mut info = Info::default();
-        (info.score, info.pv) = (score, vec![m]);
-        (info.depth, info.ms, info.nodes) = (k as i32 + 1, 50 * (k + 1), 3000 * (k + 1));
-        (info.best_nodes, info.multipv) = (best, 1);
-        info
-    }
-
-    /// The ms after which `rule` stops iterations (move, score) of the usual node share.
-    fn stop_time(mut rule: StopRule, iteration: impl Fn(u64) -> (Move, i32)) -> Option<u64> {
-        let mut stops = (0..200).map(|k| (k, iteration(k)));
-        let stop = stops.find(|&(k, (m, score))| rule.enough(&line(k, m, score, 2000)));
-        stop.map(|(k, _)| 50 * (k + 1))
-    }
-
-    /// A minute in sudden death, 10 ms overhead: a base of 2 s.
-    fn minute(scaled: bool) -> StopRule {
-        StopRule::new(Budget::new(60_010, 0, None, 10), scaled, Arc::default())
+    /// The ms at which a minute's rule (a base of 2 s; a level's unless `scaled`) on `threads`,
+    /// our clock from `from`, stops iterations k of 50 ms and 3,000 nodes a thread, whose
+    /// lines `at(k)` gives (each fed until one stops).
+    fn stop(scaled: bool, threads: u64, from: u64, at: impl Fn(u64) -> Vec<Line>) -> Option<u64> {
+        let started = Arc::new(AtomicU64::new(from));
+        let mut rule = StopRule::new(Budget::new(60_010, 0, None, 10), scaled, started);
+        rule.on_threads(threads as usize);
+        let info = |k: u64, (multipv, m, score, best): Line| {
+            let mut info = Info::default();
+            (info.multipv, info.score, info.best_nodes) = (multipv, score, best);
+            (info.ms, info.nodes) = (50 * (k + 1), 3000 * threads * (k + 1));
+            info.pv = vec![Move::default()];
+            info.pv[0].to = m;
+            info
+        };
+        let k = (0..200).find(|&k| at(k).into_iter().any(|l| rule.enough(&info(k, l))));
+        k.map(|k| 50 * (k + 1))
     }
 
     #[test]
     fn a_stable_best_move_stops_earlier_than_a_changing_one_or_a_falling_score() {
-        let [e4, d4] = moves();
-        let changing = |k: u64| [e4, d4][k as usize % 2];
-        let stop = |f: &dyn Fn(u64) -> (Move, i32)| stop_time(minute(true), f).expect("stops");
-        let stable = stop(&|_| (e4, 20));
-        let moving = stop(&|k| (changing(k), 20));
-        let falling = stop(&|k| (e4, 20 - 10 * k as i32));
-        let rising = stop(&|k| (e4, 20 + 10 * k as i32));
+        let at = |scaled, f: fn(u64) -> (usize, i32)| {
+            stop(scaled, 1, 0, |k| vec![(1, f(k).0, f(k).1, 2000)]).expect("stops")
+        };
+        let stable = at(true, |_| (0, 20));
+        let moving = at(true, |k| (k as usize % 2, 20));
+        let falling = at(true, |k| (0, 20 - 10 * k as i32));
+        let rising = at(true, |k| (0, 20 + 10 * k as i32));
         assert!(stable < 2000 && moving > 2000, "{stable} {moving}");
         assert!(falling > stable && rising < stable, "{falling} {rising}");
-        let most = [stable, moving, falling, rising].into_iter().max();
-        assert!(most <= Some(5050), "{most:?}");
+        assert!(moving <= 5050 && falling <= 5050, "{moving} {falling}");
         // a best move that changes every iteration and a score in free fall: the most, 5 s;
         // a level stops after the base time whatever the search says
-        let crisis = |k: u64| (changing(k), -30 * k as i32);
-        assert_eq!(stop(&crisis), 5000);
-        assert_eq!(stop_time(minute(false), crisis), Some(2000));
+        let crisis = |k: u64| (k as usize % 2, -30 * k as i32);
+        assert_eq!((at(true, crisis), at(false, crisis)), (5000, 2000));
     }
 
     #[test]
@@ -295,41 +282,20 @@ mod tests {
 
     #[test]
     fn the_rule_waits_for_our_clock_reads_line_1_and_the_main_threads_share() {
-        let [e4, d4] = moves();
-        let started = Arc::new(AtomicU64::new(u64::MAX)); // pondering
-        let mut rule = StopRule::new(minute(true).budget, true, started.clone());
-        assert!(!rule.enough(&line(0, e4, 0, 2000)));
-        started.store(1_000, Relaxed); // ponderhit after 1 s
-        let at = |k, ms| Info {
-            ms,
-            ..line(k, e4, 0, 2000)
-        };
-        assert!(!rule.enough(&at(1, 1_001)) && rule.enough(&at(2, 6_000)));
+        let stable = |_| vec![(1, 0, 20, 2000)];
+        let alone = stop(true, 1, 0, stable);
+        // pondering: no stop; after ponderhit (1 s in), the same time on our clock
+        assert_eq!(stop(true, 1, u64::MAX, stable), None);
+        assert_eq!(stop(true, 1, 1000, stable), alone.map(|ms| ms + 1000));
         // line 2, changing and falling, never stops the search nor changes when line 1 does
-        let mut rule = minute(true);
-        let with_line_2 = (0..200).find(|&k| {
-            let mut line_2 = line(k, [e4, d4][k as usize % 2], -(k as i32), 0);
-            line_2.multipv = 2;
-            assert!(!rule.enough(&line_2));
-            rule.enough(&line(k, e4, 20, 2000))
-        });
-        let alone = stop_time(minute(true), |_| (e4, 20));
-        assert_eq!(with_line_2.map(|k| 50 * (k + 1)), alone);
+        let second = |k: u64| (2, k as usize % 2, -(k as i32), 0);
+        assert_eq!(stop(true, 1, 0, |k| vec![second(k)]), None);
+        assert_eq!(stop(true, 1, 0, |k| vec![second(k), stable(k)[0]]), alone);
         // a best move that took all the nodes stops earlier than one with rivals; on two
         // threads the count is twice, the best move's nodes the main thread's
-        let stop = |best: u64, threads: u64| {
-            let mut rule = minute(true);
-            rule.on_threads(threads as usize);
-            let nodes = |k: u64| 3000 * threads * (k + 1);
-            (0..200).find(|&k| {
-                rule.enough(&Info {
-                    nodes: nodes(k),
-                    ..line(k, e4, 20, best)
-                })
-            })
-        };
-        let (alone, usual, rivals) = (stop(3000, 1), stop(2000, 1), stop(300, 1));
-        assert!(alone < usual && usual < rivals, "{alone:?} {rivals:?}");
-        assert_eq!(stop(2000, 2), usual);
+        let share = |best, threads| stop(true, threads, 0, |_| vec![(1, 0, 20, best)]);
+        let (all, usual, rivals) = (share(3000, 1), share(2000, 1), share(300, 1));
+        assert!(all < usual && usual < rivals, "{all:?} {rivals:?}");
+        assert_eq!(share(2000, 2), usual);
     }
 }

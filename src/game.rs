@@ -72,12 +72,11 @@ impl End {
 
 impl Game {
     pub fn new(start: Board) -> Game {
-        let (after, moves, resigned) = (vec![], vec![], None);
         Game {
             start,
-            after,
-            moves,
-            resigned,
+            after: vec![],
+            moves: vec![],
+            resigned: None,
         }
     }
 

@@ -72,10 +72,9 @@ pub fn parse_fen(fen: &str) -> Result<Board, String> {
         *castling = standard_castling(castling)?;
     }
     for (i, what) in [(4, "half-move clock"), (5, "full-move number")] {
-        if let Some(n) = fields.get(i) {
-            if n.bytes().all(|b| b.is_ascii_digit()) && n.parse::<u32>().is_err() {
-                return Err(format!("{what} '{}' is out of range", short(n)));
-            }
+        let n = fields.get(i).map_or("0", String::as_str);
+        if n.bytes().all(|b| b.is_ascii_digit()) && n.parse::<u32>().is_err() {
+            return Err(format!("{what} '{}' is out of range", short(n)));
         }
     }
     let board = Board::from_fen(&fields.join(" ")).map_err(|e| clean(&e, 120))?;
@@ -85,15 +84,11 @@ pub fn parse_fen(fen: &str) -> Result<Board, String> {
 
 fn standard_castling(field: &str) -> Result<String, String> {
     let letter = |c: char| match c {
-        'H' => Ok('K'),
-        'A' => Ok('Q'),
-        'h' => Ok('k'),
-        'a' => Ok('q'),
         'B'..='G' | 'b'..='g' => Err(format!(
             "castling with the rook on the {} file is Chess960, which rmax does not play",
             c.to_ascii_lowercase()
         )),
-        c => Ok(c),
+        _ => Ok("HAha".find(c).map_or(c, |i| b"KQkq"[i] as char)),
     };
     field.chars().map(letter).collect()
 }
@@ -104,21 +99,16 @@ fn check_material(board: &Board) -> Result<(), String> {
         let count = |kind: u8| board.b.iter().filter(|&&p| p == side | kind).count();
         let men = board.b.iter().filter(|&&p| p & side > 0).count();
         let (who, pawns) = (colour(side), count(1));
-        if men > 16 {
-            return Err(format!(
-                "{who} has {men} pieces and pawns; at most 16 can be"
-            ));
-        }
-        if pawns > 8 {
-            return Err(format!("{who} has {pawns} pawns; at most 8 can be"));
-        }
         let extra = |(kind, original): (u8, usize)| count(kind).saturating_sub(original);
-        let (promoted, missing) = ([(2, 2), (3, 2), (4, 2), (5, 1)].map(extra), 8 - pawns);
-        let promoted: usize = promoted.iter().sum();
-        if promoted > missing {
-            let msg =
-                format!("{who} has {promoted} promoted pieces but only {missing} missing pawns");
-            return Err(msg);
+        let more: usize = [(2, 2), (3, 2), (4, 2), (5, 1)].map(extra).iter().sum();
+        let gone = 8 - pawns.min(8);
+        let faults = [
+            (men > 16).then(|| format!("{men} pieces and pawns; at most 16 can be")),
+            (pawns > 8).then(|| format!("{pawns} pawns; at most 8 can be")),
+            (more > gone).then(|| format!("{more} promoted pieces but only {gone} missing pawns")),
+        ];
+        if let Some(fault) = faults.into_iter().flatten().next() {
+            return Err(format!("{who} has {fault}"));
         }
     }
     Ok(())

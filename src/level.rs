@@ -2,7 +2,7 @@
 //! `Level::play` wraps a search.
 
 use crate::pace;
-use crate::searcher::{lock, think, wait_until};
+use crate::searcher::{lock, think, wait_until, Found};
 use rmax::{Board, Engine, Info, Limits, Move, MATE};
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
@@ -112,14 +112,13 @@ impl Level {
         engine: &mut Engine,
         board: &Board,
         keys: &[u64],
-        lim: Limits,
+        mut lim: Limits,
         last: Option<Move>,
         wake: &AtomicBool,
-    ) -> (Option<Move>, Info) {
+    ) -> Found {
         let start = Instant::now();
         let level = self.facing(board);
         let asked = lim.multipv;
-        let mut lim = lim;
         (lim.nodes, lim.multipv) = (lim.nodes.min(level.nodes), asked.max(level.lines));
         let lines = Arc::new(Mutex::new(Lines::new(lim.multipv, board)));
         let (collect, mut report) = (lines.clone(), engine.report.take());
@@ -240,24 +239,11 @@ pub mod tests {
         assert_eq!(level.pick(&[rook], 7), 0); // one line: played, whatever it promotes to
     }
 
+    /// One line, no margin (tests/levels.rs: the nodes, and when a king is not bare).
     #[test]
-    fn against_a_bare_king_a_level_searches_more_and_picks_no_other_line() {
-        let level = Level::new(ELO_MIN).expect("level");
-        let fen = |f: &str| Board::from_fen(f).expect("a FEN");
-        let bare = level.facing(&fen("8/8/8/4k3/8/8/8/4K2R w - - 0 1"));
-        let got = (bare.nodes, bare.lines, bare.margin);
-        assert_eq!(got, (BARE_KING_NODES, 1, 0));
-        // not when the bare king is the side to move's, or both have more than a king
-        for other in [
-            "8/8/8/4k3/8/8/8/4K2R b - - 0 1",
-            "8/8/8/4k2p/8/8/8/4K2R w - - 0 1",
-            "8/8/8/4k3/8/8/8/4K3 w - - 0 1",
-            rmax::START,
-        ] {
-            assert_eq!(level.facing(&fen(other)), level, "{other}");
-        }
-        let top = Level::new(ELO_MAX).expect("level"); // above the floor: its own nodes
-        let queen = fen("8/8/8/4k3/8/8/8/4K2Q w - - 0 1");
-        assert_eq!(top.facing(&queen).nodes, top.nodes);
+    fn against_a_bare_king_a_level_searches_one_line_and_at_least_the_floor() {
+        let bare = Board::from_fen("8/8/8/4k3/8/8/8/4K2R w - - 0 1").expect("a FEN");
+        let l = Level::new(ELO_MIN).expect("a level").facing(&bare);
+        assert_eq!((l.nodes, l.lines, l.margin), (BARE_KING_NODES, 1, 0));
     }
 }

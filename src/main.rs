@@ -2,8 +2,10 @@
 //! UCI GUIs and xboard. This file reads the command line and chooses the mode; README's
 //! "The engine, for students" lists the other files.
 
-use rmax::START;
+use rmax::tuning::{datagen, explain};
+use rmax::{Board, START};
 use std::io::{IsTerminal, Write};
+use std::ops::RangeInclusive;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -18,8 +20,6 @@ macro_rules! say {
 
 mod bench;
 mod clock;
-mod datagen;
-mod explain;
 mod game;
 mod input;
 mod level;
@@ -47,18 +47,8 @@ fn main() {
         [] => interactive(),
         ["perft", depth, fen @ ..] => perft(depth, fen),
         ["bench"] => bench(BENCH_DEPTH),
-        ["bench", depth] => match depth.parse() {
-            Ok(d @ 1..=64) => bench(d),
-            _ => fail(&format!(
-                "bench: '{}' is not a depth from 1 to 64",
-                short(depth)
-            )),
-        },
-        ["eval", fen @ ..] => {
-            let board = parse_fen(&fen_argument("eval", fen))
-                .unwrap_or_else(|e| fail(&format!("eval: bad FEN: {e}")));
-            say!("{}", explain::explain(&board, &rmax::W));
-        }
+        ["bench", depth] => bench(depth_argument("bench", depth, 1..=64) as i32),
+        ["eval", fen @ ..] => say!("{}", explain::explain(&board("eval", fen), &rmax::W)),
         ["datagen", rest @ ..] => datagen::run(rest).unwrap_or_else(|e| fail(&e)),
         ["review", rest @ ..] => review::run(rest),
         ["-h" | "--help" | "help"] => usage(0),
@@ -87,17 +77,26 @@ fn complaint(args: &[&str]) -> String {
     }
 }
 
-/// The FEN of a command line: the start position when none is given, an error when one is
-/// given empty (a script's variable that came out empty is no start position).
-fn fen_argument(command: &str, words: &[&str]) -> String {
+/// The position of a command line's FEN: the start position when none is given, an error
+/// when one is given empty (a script's variable that came out empty is no start position).
+fn board(command: &str, words: &[&str]) -> Board {
     let fen = words.join(" ");
-    match (words.is_empty(), fen.trim().is_empty()) {
+    let fen = match (words.is_empty(), fen.trim().is_empty()) {
         (true, _) => START.to_string(),
         (false, true) => fail(&format!(
             "{command}: the FEN is empty (leave it out for the start position)"
         )),
         (false, false) => fen,
-    }
+    };
+    parse_fen(&fen).unwrap_or_else(|e| fail(&format!("{command}: bad FEN: {e}")))
+}
+
+/// A depth argument within `range`, or the complaint.
+fn depth_argument(command: &str, depth: &str, range: RangeInclusive<u32>) -> u32 {
+    let (low, high, shown) = (range.start(), range.end(), short(depth));
+    let bad = format!("{command}: '{shown}' is not a depth from {low} to {high}");
+    let depth = depth.parse().ok().filter(|d| range.contains(d));
+    depth.unwrap_or_else(|| fail(&bad))
 }
 
 /// Prints the usage (to standard error when it is a complaint) and exits with `code`.
@@ -139,14 +138,7 @@ fn fail(msg: &str) -> ! {
 
 /// `rmax perft N [FEN]`: the divide, the time and the total.
 fn perft(depth: &str, fen: &[&str]) {
-    let Ok(depth @ 0..=20) = depth.parse::<u32>() else {
-        fail(&format!(
-            "perft: '{}' is not a depth from 0 to 20",
-            short(depth)
-        ))
-    };
-    let board = parse_fen(&fen_argument("perft", fen))
-        .unwrap_or_else(|e| fail(&format!("perft: bad FEN: {e}")));
+    let (depth, board) = (depth_argument("perft", depth, 0..=20), board("perft", fen));
     let clock = Instant::now();
     let nodes = searcher::divide(&board, depth, &AtomicBool::new(false)).unwrap_or(0);
     let secs = clock.elapsed().as_secs_f64();

@@ -93,19 +93,13 @@ pub fn diagram(
 mod tests {
     use super::*;
 
+    /// As the terminal and a review show them (UCI's and xboard's: tests/uci.rs, tests/xboard.rs).
     #[test]
-    fn scores_count_mates_in_moves_and_centipawns_from_the_view_asked() {
-        // mate in 2 (3 plies) for the side to move, and mated in 2 (4 plies)
-        let (mates, mated) = (Score::of(MATE - 3), Score::of(-(MATE - 4)));
-        assert_eq!([mates.uci(), mated.uci()], ["mate 2", "mate -2"]);
-        assert_eq!((mates.xboard(), mated.xboard()), (100_002, -100_002));
-        assert_eq!(Score::white(MATE - 3, 16).pawns(), "#-2");
-        assert_eq!(Score::white(-(MATE - 4), 16).pawns(), "#2");
-        assert_eq!(
-            (Score::of(35).uci(), Score::of(-35).xboard()),
-            ("cp 35".into(), -35)
-        );
-        assert_eq!(Score::white(35, 16).pawns(), "-0.35");
-        assert_eq!(Score::white(0, 16).pawns(), "+0.00");
+    fn scores_count_mates_in_moves_and_centipawns_from_whites_view() {
+        // mate in 2 (3 plies) for Black to move, and mated in 2 (4 plies); centipawns
+        let pawns = |score| Score::white(score, 16).pawns();
+        assert_eq!([pawns(MATE - 3), pawns(-(MATE - 4))], ["#-2", "#2"]);
+        let cp = [pawns(35), pawns(0), Score::white(35, 8).pawns()];
+        assert_eq!(cp, ["-0.35", "+0.00", "+0.35"]);
     }
 }

@@ -67,24 +67,19 @@ mod tests {
         Board::from_fen(&fen).expect("a FEN")
     }
 
-    /// The times of 200 random draws.
-    fn times(board: &Board, last: Option<Move>, played: Move, lines: &[Info]) -> Vec<u64> {
-        (0..200u64)
-            .map(|r| think_ms(board, last, played, lines, r * 7919))
-            .collect()
-    }
-
-    fn range(times: &[u64]) -> (u64, u64) {
-        let (min, max) = (times.iter().min(), times.iter().max());
-        (*min.expect("times"), *max.expect("times"))
+    /// The least and the most of 200 draws to play `played` in `board` (`recapture`: onto the
+    /// last move's target).
+    fn range(board: &Board, played: Move, recapture: bool, lines: &[Info]) -> (u64, u64) {
+        let last = Some(played).filter(|_| recapture);
+        let times = (0..200).map(|r| think_ms(board, last, played, lines, r * 7919));
+        times.fold((u64::MAX, 0), |(low, high), t| (low.min(t), high.max(t)))
     }
 
     #[test]
     fn a_hard_choice_takes_longer_than_an_obvious_or_forced_one_and_never_no_time() {
         let b = at_move(9);
-        let played = b.gen(false)[0];
-        let close = [line(20), line(15), line(10), line(5)];
-        let of = |lines: &[Info]| range(&times(&b, None, played, lines));
+        let (played, close) = (b.gen(false)[0], [line(20), line(15), line(10), line(5)]);
+        let of = |lines: &[Info]| range(&b, played, false, lines);
         let (hard_low, hard_high) = of(&close);
         let (easy_low, easy_high) = of(&[line(400), line(20), line(10), line(0)]);
         assert!(easy_high < hard_low, "{easy_high} {hard_low}");
@@ -96,17 +91,12 @@ mod tests {
         assert!(of(&[line(MATE - 3), line(MATE - 5), line(10)]).0 > mate.1);
         // one legal move: the least
         let forced = Board::from_fen("k7/8/8/8/8/8/r7/7K w - - 0 1").expect("a FEN");
-        let m = forced.gen(false)[0];
-        let forced = range(&times(&forced, None, m, &[line(-300)]));
+        let forced = range(&forced, forced.gen(false)[0], false, &[line(-300)]);
         assert_eq!(forced, (MIN_MS, MIN_MS));
-        // a recapture: as quick as an obvious move, the lines close
-        let after =
-            Board::from_fen("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2");
-        let after = after.expect("a FEN");
-        let take = after.parse_move("e4d5").expect("exd5");
-        let b = after.after(take);
-        let back = b.parse_move("d8d5").expect("Qxd5");
-        assert!(range(&times(&b, Some(take), back, &close)).1 < hard_low);
+        // a recapture (1. e4 d5 2. exd5 Qxd5): as quick as an obvious move, the lines close
+        let b = "rnbqkbnr/ppp1pppp/8/3P4/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2";
+        let b = Board::from_fen(b).expect("a FEN");
+        assert!(range(&b, b.parse_move("d8d5").expect("Qxd5"), true, &close).1 < hard_low);
     }
 
     #[test]
@@ -114,13 +104,13 @@ mod tests {
         // (lines far apart: 2 to 3.3 s, its half above the least; the jitter rounds)
         let apart = [line(100), line(20), line(-30), line(-80)];
         let played = at_move(9).gen(false)[0];
-        let later = times(&at_move(9), None, played, &apart);
-        for full in 1..=4 {
-            let early = times(&at_move(full), None, played, &apart);
-            for (half, whole) in early.iter().zip(&later) {
-                assert!((2 * half).abs_diff(*whole) <= 2, "{full}: {half} {whole}");
-            }
+        let ms = |full, r: u64| think_ms(&at_move(full), None, played, &apart, r * 7919);
+        for r in 0..200 {
+            assert!(
+                (1..=4).all(|full| (2 * ms(full, r)).abs_diff(ms(9, r)) <= 2),
+                "{r}"
+            );
+            assert_eq!(ms(5, r), ms(9, r));
         }
-        assert_eq!(times(&at_move(5), None, played, &apart), later);
     }
 }

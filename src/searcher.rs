@@ -28,6 +28,8 @@ pub struct Outcome {
     pub threads: Vec<u64>,
 }
 
+/// A search's move (None: there is none) and its line's info.
+pub type Found = (Option<Move>, Info);
 /// What a job hands back when joined.
 type Back = (Engine, Vec<Engine>, Option<Outcome>);
 /// A job on the search thread: it gets the engine, its helpers and the wake flag.
@@ -50,18 +52,15 @@ pub struct Searcher {
 
 impl Searcher {
     pub fn new(events: Sender<Event>) -> Searcher {
-        let home = Some((Engine::new(HASH_MB), vec![]));
-        let (away, flags, counting) = (None, Default::default(), false);
-        let (threads, mb, id) = (1, HASH_MB, 0);
         Searcher {
-            home,
-            away,
-            threads,
-            mb,
-            flags,
-            id,
+            home: Some((Engine::new(HASH_MB), vec![])),
+            away: None,
+            threads: 1,
+            mb: HASH_MB,
+            flags: Default::default(),
+            id: 0,
             events,
-            counting,
+            counting: false,
         }
     }
 
@@ -229,7 +228,7 @@ fn lazy_smp(
     board: &Board,
     keys: &[u64],
     lim: Limits,
-) -> (Option<Move>, Info) {
+) -> Found {
     let halt = main.stop.clone();
     let helper_lim = Limits {
         depth: lim.depth,
@@ -248,12 +247,7 @@ fn lazy_smp(
 
 /// `engine.think`, to depth 1 whatever stops it (a node limit of 1, a tiny time, an early
 /// `stop`): a depth-1 search follows, so that the move played is a searched one.
-pub fn think(
-    engine: &mut Engine,
-    board: &Board,
-    keys: &[u64],
-    lim: Limits,
-) -> (Option<Move>, Info) {
+pub fn think(engine: &mut Engine, board: &Board, keys: &[u64], lim: Limits) -> Found {
     let (best, info) = engine.think(board, keys, lim);
     if info.depth > 0 || best.is_none() {
         return (best, info);
@@ -274,28 +268,12 @@ pub fn wait_until(deadline: Instant, wake: &AtomicBool) {
 
 /// Permille of the hash table in use (UCI's `hashfull`), from its first 1000 slots.
 pub fn hashfull(table: &[Slot]) -> usize {
-    table
-        .iter()
-        .take(1000)
-        .filter(|e| e[1].load(Relaxed) > 0)
-        .count()
+    let sample = table.iter().take(1000);
+    sample.filter(|e| e[1].load(Relaxed) > 0).count()
 }
 
 pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().expect("a lock no panic poisoned")
-}
-
-/// Leaf nodes of the legal move tree `depth` plies below `board`.
-pub fn perft(board: &Board, depth: u32) -> u64 {
-    let moves = board.gen(false);
-    match depth {
-        0 => 1,
-        1 => moves.len() as u64,
-        _ => moves
-            .iter()
-            .map(|&m| perft(&board.after(m), depth - 1))
-            .sum(),
-    }
 }
 
 /// Prints the leaf count below each legal move (`e2e4: 20`) and returns their sum; when
@@ -303,7 +281,7 @@ pub fn perft(board: &Board, depth: u32) -> u64 {
 pub fn divide(board: &Board, depth: u32, stop: &AtomicBool) -> Result<u64, String> {
     let (moves, mut total) = (board.gen(false), 0);
     for (done, &m) in moves.iter().enumerate().filter(|_| depth > 0) {
-        let Some(n) = perft_until(&board.after(m), depth - 1, stop) else {
+        let Some(n) = perft(&board.after(m), depth - 1, stop) else {
             let of = moves.len();
             return Err(format!(
                 "perft stopped after {done} of {of} moves: {total} nodes"
@@ -315,48 +293,18 @@ pub fn divide(board: &Board, depth: u32, stop: &AtomicBool) -> Result<u64, Strin
     Ok(if depth == 0 { 1 } else { total })
 }
 
-/// `perft`, or None when `stop` is set meanwhile: looked at in each node more than three
-/// plies from the leaves, often enough to obey at once and seldom enough to cost nothing.
-fn perft_until(board: &Board, depth: u32, stop: &AtomicBool) -> Option<u64> {
-    match depth {
-        _ if stop.load(Relaxed) => None,
-        0..=3 => Some(perft(board, depth)),
-        _ => (board.gen(false).into_iter())
-            .map(|m| perft_until(&board.after(m), depth - 1, stop))
-            .sum(),
+/// Leaf nodes of the legal move tree `depth` plies below `board`, or None when `stop` is set
+/// meanwhile.
+fn perft(board: &Board, depth: u32, stop: &AtomicBool) -> Option<u64> {
+    if stop.load(Relaxed) {
+        return None;
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Sampled from the first 1000 slots (a key alone, slot word 0, is no entry): a search's
-    /// count is the whole table's within the sampling error.
-    #[test]
-    fn hashfull_is_the_permille_of_the_first_1000_slots_in_use() {
-        let table: Vec<Slot> = (0..4096).map(|_| Default::default()).collect();
-        (1000..4096).for_each(|i| table[i][1].store(1, Relaxed));
-        table[7][0].store(12345, Relaxed);
-        assert_eq!(hashfull(&table), 0);
-        (0..1000)
-            .step_by(4)
-            .for_each(|i| table[i][1].store(1, Relaxed));
-        assert_eq!(hashfull(&table), 250);
-        (0..1000).for_each(|i| table[i][1].store(1, Relaxed));
-        assert_eq!(hashfull(&table), 1000);
-        let (mut engine, board) = (Engine::new(1), crate::game::start_board());
-        engine.think(
-            &board,
-            &[],
-            Limits {
-                depth: 11,
-                ..Limits::default()
-            },
-        );
-        let used = engine.tt.iter().filter(|e| e[1].load(Relaxed) > 0).count();
-        let whole = used * 1000 / engine.tt.len();
-        assert!((100..900).contains(&whole), "{whole} permille");
-        assert!(hashfull(&engine.tt).abs_diff(whole) <= 60, "{whole}");
+    let moves = board.gen(false);
+    match depth {
+        0 => Some(1),
+        1 => Some(moves.len() as u64),
+        _ => (moves.into_iter())
+            .map(|m| perft(&board.after(m), depth - 1, stop))
+            .sum(),
     }
 }

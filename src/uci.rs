@@ -2,13 +2,13 @@
 //! clock's `Ask` and the search thread, and a printer of its lines and moves.
 
 use crate::clock::{plan, Ask, OVERHEAD_MS};
-use crate::explain::explain;
 use crate::game::{letter, start_board, Game};
 use crate::input::{int, parse_fen, short, Event, MAX_LINE};
 use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
 use crate::output::{diagram, moves_text, Score, VERSION};
 use crate::pace;
 use crate::searcher::{hashfull, lock, Searcher, HASH_MB, MAX_LINES, MAX_THREADS};
+use rmax::tuning::explain::explain;
 use rmax::{Board, Info, Move, START, W};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -380,11 +380,8 @@ fn numeric(word: &str) -> bool {
 /// A tune build's search constant (`src/tuning.rs`).
 #[cfg(feature = "tune")]
 fn set_tunable(name: &str, value: &str) {
-    let bad = format!(
-        "{} needs a whole number, not '{}'",
-        short(name),
-        short(value)
-    );
+    let (shown, given) = (short(name), short(value));
+    let bad = format!("{shown} needs a whole number, not '{given}'");
     let set = value.parse().map_err(|_| bad);
     if let Err(e) = set.and_then(|v| rmax::tuning::set(name, v)) {
         say!("info string error: {e}");

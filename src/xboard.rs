@@ -11,15 +11,6 @@ use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// What rmax can do (`smp=1`: it takes `cores`), and its one option, analysis's lines.
-fn features() -> String {
-    format!(
-        "feature myname=\"rmax {VERSION}\" setboard=1 ping=1 usermove=1 san=0 sigint=0 \
-         sigterm=0 colors=0 reuse=1 analyze=1 nps=0 memory=1 smp=1 \
-         option=\"MultiPV -spin 1 1 {MAX_LINES}\" done=1"
-    )
-}
-
 /// Commands that need no answer and change nothing here (rmax does not ponder in xboard).
 const IGNORED: [&str; 15] = [
     "", "xboard", "accepted", "rejected", "random", "computer", "name", "rating", "ics", "otim",
@@ -93,7 +84,12 @@ impl Xboard {
         let (cmd, arg) = split_word(line);
         match cmd {
             _ if IGNORED.contains(&cmd) => {}
-            "protover" => say!("{}", features()),
+            // what rmax can do (`smp=1`: it takes `cores`), and its one option, analysis's lines
+            "protover" => say!(
+                "feature myname=\"rmax {VERSION}\" setboard=1 ping=1 usermove=1 san=0 sigint=0 \
+                 sigterm=0 colors=0 reuse=1 analyze=1 nps=0 memory=1 smp=1 \
+                 option=\"MultiPV -spin 1 1 {MAX_LINES}\" done=1"
+            ),
             "new" => self.new_game(),
             "analyze" => {
                 self.analysing = true;
@@ -263,10 +259,8 @@ impl Xboard {
         }
         let (mps, base, inc) = self.level;
         let to_go = (mps > 0).then(|| mps - (i64::from(board.full) - 1) % mps);
-        let clock = self
-            .per_move
-            .is_none()
-            .then(|| (self.clock.unwrap_or(base), inc, to_go));
+        let timed = self.per_move.is_none(); // (`st` sets a time a move)
+        let clock = timed.then(|| (self.clock.unwrap_or(base), inc, to_go));
         let mut ask = Ask::default();
         (ask.clock, ask.movetime, ask.depth) = (clock, self.per_move, self.depth);
         ask.overhead = OVERHEAD_MS;

@@ -961,3 +961,23 @@ fn insufficient_material() {
     assert!(!b.insufficient());
     assert!(b.after(b.parse_move("e1d1").unwrap()).insufficient());
 }
+
+/// Issue 67's third question: an e.p. square says a pawn just moved two squares, so the
+/// square it came from is empty; a FEN that has a piece there is no game's position (moved
+/// from src/tests.rs).
+#[test]
+fn an_en_passant_square_whose_pawn_origin_is_occupied_is_refused() {
+    let good = "rnbqkbnr/pppp1ppp/8/8/4pP2/8/PPPPP1PP/RNBQKBNR b KQkq f3 0 3";
+    assert!(Board::from_fen(good).is_ok());
+    // a knight on f2, where White's pawn came from
+    let bad = "rnbqkbnr/pppp1ppp/8/8/4pP2/8/PPPPPNPP/RNBQKB1R b KQkq f3 0 3";
+    assert_eq!(
+        Board::from_fen(bad).err(),
+        Some("bad en-passant square 'f3'".into())
+    );
+    // and for White to move: d7 empty, then a queen on d7
+    let good = "rnbqkbnr/ppp1pppp/8/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3";
+    assert!(Board::from_fen(good).is_ok());
+    let bad = "rnb1kbnr/pppqpppp/8/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3";
+    assert!(Board::from_fen(bad).is_err(), "a queen on d7");
+}

@@ -945,6 +945,7 @@ impl Fuzz {
     }
 
     fn tame_xboard(&mut self, cmd: &str, arg: &str) -> Option<String> {
+        let digit = |c: char| c.is_ascii_digit();
         match cmd {
             "st" => match arg.parse::<f64>() {
                 Ok(s) if s > 0.2 && s.is_finite() => Some(format!("st 0.0{}", 1 + self.below(9))),
@@ -956,14 +957,16 @@ impl Fuzz {
             "time" => int(arg)
                 .filter(|&cs| cs > 300)
                 .map(|_| format!("time {}", self.below(300))),
-            "level" => match parse_level(arg) {
-                Some((mps, base, inc)) if base > 3000 || inc > 100 => Some(format!(
-                    "level {mps} 0:0{} 0.0{}",
-                    1 + self.below(3),
-                    self.below(10)
-                )),
-                _ => None,
-            },
+            // `level MPS BASE INC`: a time word with a digit may be a long time (one without
+            // is refused), so it becomes a short one
+            "level" => {
+                match arg.split_whitespace().collect::<Vec<_>>()[..] {
+                    [mps, base, inc] if base.contains(digit) || inc.contains(digit) => Some(
+                        format!("level {mps} 0:0{} 0.0{}", 1 + self.below(3), self.below(10)),
+                    ),
+                    _ => None,
+                }
+            }
             "memory" => int(arg)
                 .filter(|&mb| mb > 64)
                 .map(|_| format!("memory {}", 1 + self.below(64))),
@@ -1035,19 +1038,6 @@ fn int(s: &str) -> Option<i64> {
     } else {
         i64::MAX
     }))
-}
-
-/// rmax's xboard `level MPS BASE INC`: BASE in minutes or minutes:seconds, INC in seconds.
-fn parse_level(arg: &str) -> Option<(i64, i64, i64)> {
-    let [mps, base, inc] = arg.split_whitespace().collect::<Vec<_>>()[..] else {
-        return None;
-    };
-    let mps = int(mps).filter(|&m| m >= 0)?;
-    let (min, sec) = base.split_once(':').unwrap_or((base, "0"));
-    let base = min.parse::<f64>().ok()? * 60.0 + sec.parse::<f64>().ok()?;
-    let inc = inc.parse::<f64>().ok()?;
-    let ok = base.is_finite() && inc.is_finite() && base >= 0.0 && inc >= 0.0;
-    ok.then_some((mps, (base * 1000.0) as i64, (inc * 1000.0) as i64))
 }
 
 // ---------------------------------------------------------------------------------------

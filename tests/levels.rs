@@ -639,6 +639,28 @@ fn a_weaker_level_searches_fewer_nodes() {
     assert!(counts.windows(2).all(|w| w[0] < w[1]), "{counts:?}");
 }
 
+/// Against a bare king a level searches at least 200,000 nodes; not when the bare king is the
+/// side to move's or both have more than a king; a level above that, its own (moved from an
+/// in-file test of src/level.rs, which keeps its one line and no margin there).
+#[test]
+fn against_a_bare_king_a_level_searches_at_least_200000_nodes() {
+    let _serial = serial();
+    let nodes = |elo, fen| play(&mut player(Some(elo)), fen, &[], "go").1;
+    let bare = nodes(1000, "8/8/8/4k3/8/8/8/4K2R w - - 0 1");
+    assert!((200_000..=200_001).contains(&bare), "{bare}");
+    for other in [
+        "8/8/8/4k3/8/8/8/4K2R b - - 0 1",
+        "8/8/8/4k2p/8/8/8/4K2R w - - 0 1",
+        "8/8/8/4k3/8/8/8/4K3 w - - 0 1",
+        START,
+    ] {
+        assert!(nodes(1000, other) <= 1_501, "{other}");
+    }
+    // level 1950: 40,000 * 250^(3/7) = 426,334 nodes
+    let top = nodes(1950, "8/8/8/4k3/8/8/8/4K2Q w - - 0 1");
+    assert!((400_000..=426_335).contains(&top), "{top}");
+}
+
 /// Level 1000 (White) from `fen` against full strength at 20,000 nodes a move, until the game
 /// ends: whether White mated, and the plies played.
 fn bare_king_game(fen: &str) -> (bool, usize) {

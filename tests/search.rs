@@ -472,6 +472,22 @@ fn node_limit() {
     }
 }
 
+/// UCI's `hashfull` reads the first 1000 slots: after a search they are as full as the whole
+/// table, within the sampling error (moved from an in-file test of src/searcher.rs; the
+/// permille through UCI: tests/uci.rs).
+#[test]
+fn the_first_1000_hash_slots_fill_as_the_whole_table() {
+    let mut engine = Engine::new(1);
+    engine.think(&board(START), &[], depth(11));
+    let used = |slots: &[rmax::Slot]| {
+        let full = slots.iter().filter(|e| e[1].load(Ordering::Relaxed) > 0);
+        full.count() * 1000 / slots.len()
+    };
+    let whole = used(&engine.tt);
+    assert!((100..900).contains(&whole), "{whole} permille");
+    assert!(used(&engine.tt[..1000]).abs_diff(whole) <= 60, "{whole}");
+}
+
 #[test]
 fn report_per_iteration() {
     let b = board(START);

@@ -65,6 +65,23 @@ fn position_with_moves_then_go_depth_5_gives_a_legal_move() {
     assert!(legal(&board_after(KIWIPETE, &moves), &m), "{m}");
 }
 
+/// `hashfull`: the permille of the table in use, read from its first 1000 slots (tests/search.rs:
+/// as full as the whole table); with 1 MB, next to nothing at depth 1, a good part at depth 11
+/// (moved from an in-file test of src/searcher.rs).
+#[test]
+fn hashfull_is_the_permille_of_the_table_in_use() {
+    let mut r = uci_alone();
+    r.send("setoption name Hash value 1\nposition startpos\ngo depth 11");
+    let (out, _) = r.until_bestmove(60.0);
+    let full = out.lines().filter_map(|l| l.split(" hashfull ").nth(1));
+    let full: Vec<u64> = full
+        .map(|n| n.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(full.len(), 11, "{out}");
+    assert!(full.windows(2).all(|w| w[0] <= w[1]), "{full:?}");
+    assert!(full[0] <= 5 && (100..900).contains(&full[10]), "{full:?}");
+}
+
 /// `bestmove X ponder Y`: Y is the reply the PV expects, legal after X.
 #[test]
 fn the_ponder_move_is_legal_after_the_best_move() {

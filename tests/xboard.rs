@@ -284,6 +284,8 @@ fn analysis_mode_follows_the_position_and_answers_status_requests() {
     r.send("setboard 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1");
     let line = r.line("1 100001 ", 5.0); // mate in 1
     assert!(line.ends_with("d1d8"), "{line}");
+    r.send("setboard k7/7p/1K6/8/8/8/8/6R1 b - - 0 1");
+    r.line("2 -100001 ", 5.0); // mated in 1 (moved from an in-file test of src/output.rs)
     r.send("exit");
     let out = sync(&mut r, 2);
     assert!(!out.contains("move ") && !out.contains("Error"), "{out}");

@@ -1,1 +1,0 @@
-pub use rmax::tuning::explain::explain;

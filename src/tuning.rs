@@ -1,22 +1,16 @@
-//! What the tuning tools share with the engine. Here: the search's tunable constants. In
-//! `src/lib.rs` a constant written `c!(v)` is the literal `v`; a build with the feature `tune`
-//! reads it from `VALUES[index(v)]` instead, which UCI options named after `PARAMS` set, so
-//! that `rmax-spsa` plays perturbed values without rebuilding (README, Tuning the search).
-
-/// The evaluation as features and weights: the tuner's model and `eval`'s table.
-pub mod features;
-/// The tools' command line, random numbers, durations and fastchess.
-pub mod tools;
+//! The tools (`tuning/`), and the search's tunable constants: `c!(v)` in `src/lib.rs` is `v`, or
+//! in a build with the feature `tune` a UCI option named in `PARAMS` (README, Tuning the search).
 
 pub mod calibrate;
 pub mod datagen;
 pub mod explain;
+pub mod features;
 pub mod spsa;
 pub mod teacher;
+pub mod tools;
 pub mod tune;
 
-/// A tunable constant: its UCI option's name, its value in lib.rs, its range, and SPSA's
-/// perturbation at the end of a run (`c_end`, in the constant's units).
+/// A tunable constant: its UCI option's name, lib.rs's value, its range, SPSA's last step.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Param {
     pub name: &'static str,
@@ -36,8 +30,7 @@ const fn p(name: &'static str, default: i32, min: i32, max: i32, c_end: f64) -> 
     }
 }
 
-/// The tunable constants; `c!(v)` finds its entry by `v`, so each default is unique
-/// (tests/tuning.rs checks both ways).
+/// The tunable constants, each default unique: `c!(v)` finds its entry by `v`.
 pub const PARAMS: [Param; 15] = [
     p("RfpMargin", 71, 20, 200, 8.0), // reverse futility: cp per ply of depth
     p("RfpDepth", 8, 3, 14, 0.6),     // reverse futility below this depth
@@ -56,8 +49,7 @@ pub const PARAMS: [Param; 15] = [
     p("FutilityPerDepth", 100, 40, 250, 8.0), // futility: the margin per ply
 ];
 
-/// The index in PARAMS of the constant whose value in lib.rs is `v` (a `v` without an entry
-/// stops a tune build).
+/// The index in PARAMS of lib.rs's constant `v` (none: a tune build fails).
 pub const fn index(v: i32) -> usize {
     let mut i = 0;
     while PARAMS[i].default != v {
@@ -86,25 +78,17 @@ macro_rules! c {
     }};
 }
 
+/// Each constant's value in a tune build, less its default.
 #[cfg(feature = "tune")]
-static VALUES: [std::sync::atomic::AtomicI32; PARAMS.len()] = {
-    let mut v = [const { std::sync::atomic::AtomicI32::new(0) }; PARAMS.len()];
-    let mut i = 0;
-    while i < PARAMS.len() {
-        v[i] = std::sync::atomic::AtomicI32::new(PARAMS[i].default);
-        i += 1;
-    }
-    v
-};
+static VALUES: [std::sync::atomic::AtomicI32; PARAMS.len()] =
+    [const { std::sync::atomic::AtomicI32::new(0) }; PARAMS.len()];
 
-/// The value of constant `i` in a tune build.
 #[cfg(feature = "tune")]
 pub fn get(i: usize) -> i32 {
-    VALUES[i].load(std::sync::atomic::Ordering::Relaxed)
+    PARAMS[i].default + VALUES[i].load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// Sets the constant `name` (a tune build's UCI option); an unknown name or a value out of
-/// range is refused, saying which.
+/// Sets the constant `name` (a tune build's UCI option) within its range.
 #[cfg(feature = "tune")]
 pub fn set(name: &str, value: i64) -> Result<(), String> {
     let p = param(name).ok_or(format!("unknown option '{name}'"))?;
@@ -114,6 +98,7 @@ pub fn set(name: &str, value: i64) -> Result<(), String> {
             p.name, p.min, p.max
         ));
     }
-    VALUES[index(p.default)].store(value as i32, std::sync::atomic::Ordering::Relaxed);
+    let delta = value as i32 - p.default;
+    VALUES[index(p.default)].store(delta, std::sync::atomic::Ordering::Relaxed);
     Ok(())
 }

@@ -76,7 +76,7 @@ fn bad_arguments_are_refused_saying_which() {
         ("--elo 1400 --games 0", "--games takes 2 to 100000, not '0'"),
         (
             "--elo 1400 --tc fast",
-            "--tc needs a time control such as 10+0.1, not 'fast'",
+            "--tc takes a time control such as 10+0.1, not 'fast'",
         ),
         (
             "--elo 1400 --sf-elo 1400 --vs-level 1000",

@@ -13,20 +13,16 @@ pub const SF_ELO: (i64, i64) = (1320, 3190);
 /// The normal quantile of a two-sided 95% interval, as fastchess has it.
 pub const Z95: f64 = 1.959963984540054;
 
-pub const USAGE: &str = "usage: rmax-calibrate --elo N|full [options]
-
-Plays one row of rmax's strength levels with fastchess and prints the score with 95% bounds.
-
-  --elo N|full        rmax's level (UCI_Elo N with UCI_LimitStrength true), or full strength
+pub const USAGE: &str = "usage: rmax-calibrate --elo N|full [options] (README: Strength levels)
+  --elo N|full        rmax's level (UCI_Elo N), or full strength
   --sf-elo M          against Stockfish at UCI_Elo M (default: N; 1320 to 3190)
-  --vs-level M        against rmax at level M instead (the chain below Stockfish's floor)
+  --vs-level M        against rmax at level M instead (below Stockfish's floor)
   --tc T              time control (default 10+0.1)
-  --games G           games, an even number: each opening with both colours (default 80)
+  --games G           an even number (default 80)
   --concurrency C     games at a time (default 2)
-  --openings FILE     EPD openings (default tests/data/openings.epd), in random order
-  --srand S           the openings' random seed (default: from the clock; printed)
-  --pgn FILE          the games (default calibrate-<rmax>-<opponent>-<tc>.pgn); it must not
-                      exist yet, fastchess would add the games to the old ones
+  --openings FILE     EPD (default tests/data/openings.epd)
+  --srand S           the openings' random seed (default: from the clock)
+  --pgn FILE          a new file (default calibrate-<rmax>-<opponent>-<tc>.pgn)
   --fastchess PATH    (default: on PATH)
   --stockfish PATH    (default: on PATH, or /usr/games/stockfish)
   --rmax PATH         (default: the rmax built next to this program, or on PATH)
@@ -37,13 +33,10 @@ pub fn main() {
     if args.iter().any(|a| a == "-h" || a == "--help") {
         return println!("{USAGE}");
     }
-    let plan = Plan::read(&args).unwrap_or_else(|e| {
-        eprintln!("rmax-calibrate: {e}\n\n{USAGE}");
-        std::process::exit(2)
-    });
-    if let Err(e) = plan.run() {
+    let plan = Plan::read(&args).map_err(|e| (2, format!("{e}\n\n{USAGE}")));
+    if let Err((code, e)) = plan.and_then(|plan| plan.run().map_err(|e| (1, e))) {
         eprintln!("rmax-calibrate: {e}");
-        std::process::exit(1);
+        std::process::exit(code);
     }
 }
 
@@ -121,13 +114,7 @@ impl Plan {
             return Err(format!("unknown argument '{}'", shown(word)));
         }
         let (me, opponent) = players(&a)?;
-        let tc = a.get("--tc").unwrap_or("10+0.1").to_string();
-        if !valid_tc(&tc) {
-            let t = shown(&tc);
-            return Err(format!(
-                "--tc needs a time control such as 10+0.1, not '{t}'"
-            ));
-        }
+        let tc = valid_tc(a.get("--tc").unwrap_or("10+0.1"), "10+0.1")?.to_string();
         let games = a.number("--games", 80, 2, 100_000)?;
         if games % 2 != 0 {
             return Err(format!(
@@ -170,12 +157,10 @@ impl Plan {
                 words.extend(["option.UCI_LimitStrength=true".into(), elo]);
             }
         }
+        let (tc, rounds, concurrency) = (&self.tc, self.games / 2, self.concurrency);
         let rest = format!(
-            "-each tc={} option.Hash=16 option.Threads=1 -rounds {} -repeat -concurrency {} \
-             -openings",
-            self.tc,
-            self.games / 2,
-            self.concurrency
+            "-each tc={tc} option.Hash=16 option.Threads=1 -rounds {rounds} -repeat -concurrency \
+             {concurrency} -openings"
         );
         words.extend(rest.split_whitespace().map(String::from));
         words.push(format!("file={}", self.openings));
@@ -219,10 +204,8 @@ impl Plan {
         let bench = bench_signature(&self.rmax);
         let (status, output) = output_of(&command, "", true)?;
         // an option refused (no level set), said again at the end
-        let warnings = output
-            .lines()
-            .filter(|l| l.starts_with("Warning") && !l.contains(" PV"));
-        let warnings: std::collections::BTreeSet<&str> = warnings.collect();
+        let warning = |l: &&str| l.starts_with("Warning") && !l.contains(" PV");
+        let warnings: std::collections::BTreeSet<&str> = output.lines().filter(warning).collect();
         let games = fastchess_games(&output);
         let [_, w, d, l] = games.map_err(|e| format!("{e} (fastchess ended with {status})"))?;
         let pgn = std::fs::read_to_string(&self.pgn)
@@ -231,14 +214,12 @@ impl Plan {
             "\n{}",
             self.report([w, d, l], &Tally::of(&pgn), bench.as_deref())
         );
-        warnings
-            .iter()
-            .for_each(|w| println!("fastchess warned: {w}"));
-        let _ = std::io::stdout().flush();
-        match status.success() {
-            true => Ok(()),
-            false => Err(format!("fastchess ended with {status}")),
+        for w in warnings {
+            println!("fastchess warned: {w}");
         }
+        let _ = std::io::stdout().flush();
+        let failed = format!("fastchess ended with {status}");
+        status.success().then_some(()).ok_or(failed)
     }
 
     /// rmax's result, its bounds against what the ratings predict, and the faults.
@@ -247,10 +228,10 @@ impl Plan {
         let bench = bench.map_or(String::new(), |b| format!("; rmax bench {b}"));
         let (opponent, tc, pgn) = (self.opponent.name(), &self.tc, &self.pgn);
         let mut text = format!(
-            "Result for {me} against {opponent} ({tc}, {} games in {pgn}{bench}):\n",
+            "Result for {me} against {opponent} ({tc}, {} games in {pgn}{bench}):\n  W {w} D {d} L \
+             {l}\n",
             w + d + l
         );
-        text += &format!("  W {w} D {d} L {l}\n");
         match bounds(wdl) {
             Some((score, half)) => {
                 let (low, high) = ((score - half).max(0.0), (score + half).min(1.0));
@@ -297,9 +278,7 @@ pub fn beside_me() -> Option<String> {
 /// `rmax bench`'s node count: the build's signature (README: the build a row was measured on).
 pub fn bench_signature(rmax: &str) -> Option<String> {
     let (_, text) = output_of(&[rmax.into(), "bench".into()], "", false).ok()?;
-    let line = text
-        .lines()
-        .rfind(|l| l.contains(" nodes ") && l.contains("nps"))?;
+    let line = text.lines().last().filter(|l| l.ends_with(" nps"))?;
     line.split_whitespace().next().map(str::to_string)
 }
 
@@ -348,8 +327,7 @@ impl Tally {
     }
 }
 
-/// The score of `wdl` and the half-width of its 95% interval, from the variance of a game's
-/// result; None without games.
+/// The score of `wdl` and its 95% interval's half-width (by a game's variance); None: no games.
 pub fn bounds([w, d, l]: [u32; 3]) -> Option<(f64, f64)> {
     let n = f64::from(w + d + l);
     let (w, d, l) = (f64::from(w) / n, f64::from(d) / n, f64::from(l) / n);

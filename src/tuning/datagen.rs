@@ -1,7 +1,6 @@
 //! `rmax datagen`: self-play positions for `rmax-tune` (README, Tuning the evaluation). Game n
-//! comes from the seed and n alone, and a node limit makes a search deterministic: a seed gives
-//! the same games (with threads, in another order), and the same labels from rmax or a
-//! single-threaded teacher (`teacher.rs`), each game starting with an empty hash table.
+//! comes from the seed and n alone, each search has a node limit and each game an empty hash
+//! table: a seed gives the same games and labels (with threads, in another order).
 
 use super::teacher::Teacher;
 use crate::tuning::tools::{duration, number, Args, Rng};
@@ -16,20 +15,14 @@ use std::time::Instant;
 pub const RANDOM_PLIES: usize = 8;
 /// Hash table per thread (MB): a node-limited search fills little of it.
 pub const HASH_MB: usize = 4;
-/// A game is won when the scores stay beyond WIN_SCORE for WIN_PLIES plies, drawn at
-/// MAX_PLIES: such games are shuffles, not chess.
+/// Won when the scores stay beyond WIN_SCORE for WIN_PLIES plies, drawn at MAX_PLIES.
 pub const WIN_SCORE: i32 = 1000;
 pub const WIN_PLIES: i32 = 6;
 pub const MAX_PLIES: usize = 400;
-/// Labels are clamped to +-this (cp), and mates score it: a sure win to any fitted sigmoid.
+/// Labels are clamped to +-this (cp), and mates score it.
 pub const LABEL_LIMIT: i32 = 3000;
-/// rmax's label search, unless told: this many times a move's nodes, a few plies deeper.
+/// rmax's label search, unless told: this many times a move's nodes.
 pub const LABEL_NODES_PER_PLAY_NODE: u64 = 5;
-
-pub const OWN_LIMITS_WITH_TEACHER: &str = "datagen: --label-nodes and --label-depth limit rmax's \
-    own labels; a teacher's are --teacher-nodes and --teacher-depth";
-pub const TEACHER_LIMITS_WITHOUT_TEACHER: &str =
-    "datagen: --teacher-nodes and --teacher-depth need --teacher CMD";
 
 pub struct Options {
     pub games: usize,
@@ -41,8 +34,7 @@ pub struct Options {
     pub label: Option<LabelSearch>,
 }
 
-/// The search that labels positions: a teacher's command (None: rmax's), a node limit, a
-/// depth, or both (whichever ends it first).
+/// The search that labels positions: a teacher's command (None: rmax's), nodes, depth.
 pub type LabelSearch = (Option<String>, Option<u64>, Option<u64>);
 
 pub fn options(args: &[&str]) -> Result<Options, String> {
@@ -57,11 +49,15 @@ pub fn options(args: &[&str]) -> Result<Options, String> {
     let ([own_nodes, own_depth], [nodes, depth]) = ([flags[4], flags[5]], [flags[6], flags[7]]);
     let own = a.has(own_nodes) || a.has(own_depth);
     let (nodes, depth, least) = match (&teacher, own, a.has(nodes) || a.has(depth)) {
-        (Some(_), true, _) => return Err(OWN_LIMITS_WITH_TEACHER.into()),
-        (None, _, true) => return Err(TEACHER_LIMITS_WITHOUT_TEACHER.into()),
-        (Some(_), ..) => (nodes, depth, 1),
-        (None, ..) => (own_nodes, own_depth, 0),
-    };
+        (Some(_), true, _) => Err(
+            "--label-nodes and --label-depth limit rmax's own labels; a teacher's are \
+             --teacher-nodes and --teacher-depth",
+        ),
+        (None, _, true) => Err("--teacher-nodes and --teacher-depth need --teacher CMD"),
+        (Some(_), ..) => Ok((nodes, depth, 1)),
+        (None, ..) => Ok((own_nodes, own_depth, 0)),
+    }
+    .map_err(|e| format!("datagen: {e}"))?;
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let play_nodes = a.number("--nodes", 5000, 1, u64::MAX)?;
     let depth = a.has(depth).then(|| a.number(depth, 0, 1, 64));
@@ -95,8 +91,7 @@ pub fn describe(o: &Options) -> String {
     format!("labels by {by} at {}", limits.join(" or "))
 }
 
-/// A thread's label search: rmax in this process, with a hash table of its own, and the score
-/// of its last completed iteration (see `label`); or a teacher.
+/// A thread's label search: rmax, with its last completed iteration's score; or a teacher.
 pub enum Labeller {
     Rmax(Box<Engine>, Limits, Arc<AtomicI32>),
     Teacher(Teacher),
@@ -138,9 +133,7 @@ impl Labeller {
                 engine.stop.store(false, Relaxed); // (the last search's node limit set it)
                 completed.store(NO_SCORE, Relaxed);
                 let returned = engine.think(board, &[], *lim).1.score;
-                // The last completed iteration's, as a teacher's last `info` gives it: a node
-                // limit nearly always cuts the last iteration short, and its score is only as
-                // good as the moves searched so far (it has been seen with the wrong sign).
+                // the last completed iteration's (a node limit cuts the last short), as a teacher's
                 match completed.load(Relaxed) {
                     NO_SCORE => returned,
                     score => score,
@@ -159,13 +152,11 @@ pub struct Run {
     /// The file, and the games written, their positions and results (White won, drawn, lost).
     pub out: Mutex<(File, usize, usize, [usize; 3])>,
     pub next_game: AtomicUsize,
-    /// A thread's error: the others stop at their next position.
     pub error: Mutex<Option<String>>,
     pub start: Instant,
 }
 
-/// `rmax datagen GAMES FILE ...`. An error is a bad argument (or a FILE that cannot be
-/// created), for the command line to report; a failed run ends the process here (`stop`).
+/// `rmax datagen GAMES FILE ...`: an error is a bad argument; a failed run ends here (`stop`).
 pub fn run(args: &[&str]) -> Result<(), String> {
     let o = options(args)?;
     // the labellers first: a teacher that does not work stops the run before FILE is touched
@@ -204,7 +195,6 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     }
 }
 
-/// A failure of the run itself (not of its arguments): the message, then exit code 1.
 pub fn stop(msg: &str) -> ! {
     eprintln!("rmax: datagen: {msg}");
     std::process::exit(1)
@@ -253,8 +243,7 @@ pub fn play_games(run: &Run, mut labeller: Option<Labeller>) -> Result<(), Strin
     }
 }
 
-/// Plays one game from a few random plies: its quiet positions, and the result from White's
-/// view (0 White won, 1 draw, 2 Black won).
+/// A game from random plies: its quiet positions and result (0 White won, 1 draw, 2 Black won).
 pub fn play(engine: &mut Engine, mut rng: Rng, nodes: u64) -> (Vec<Board>, usize) {
     let start = Board::from_fen(START).expect("START is a valid FEN");
     let (mut board, mut keys) = (start, vec![]); // keys: the positions before `board`
@@ -280,17 +269,15 @@ pub fn over(board: &Board, keys: &[u64]) -> Option<usize> {
             (true, false) => 0,
         });
     }
-    // threefold: the position (its key has the side to move) twice since the last
-    // irreversible move
+    // threefold: the key (it has the side to move) twice since the last irreversible move
     let since = keys.iter().rev().take(board.half as usize);
     let repeated = since.filter(|&&k| k == board.key).count() >= 2;
     let drawn = board.half >= 100 || board.insufficient() || keys.len() >= MAX_PLIES;
     (repeated || drawn).then_some(1)
 }
 
-/// Plays on from `board`, each move a search of `nodes` nodes, until the game ends or is
-/// adjudicated: its quiet positions (not in check, the best move quiet: what a static eval
-/// can judge) and the result.
+/// Plays on from `board`, `nodes` a move, until the game ends or is adjudicated: its quiet
+/// positions (not in check, the best move quiet) and the result.
 pub fn play_from(
     engine: &mut Engine,
     mut board: Board,
@@ -310,11 +297,7 @@ pub fn play_from(
         engine.stop.store(false, Relaxed);
         let (best, info) = engine.think(&board, &keys, lim);
         let best = best.expect("a legal move");
-        let white = if board.side == 8 {
-            info.score
-        } else {
-            -info.score
-        };
+        let white = info.score * if board.side == 8 { 1 } else { -1 };
         decisive = match white.abs() > WIN_SCORE {
             true if white.signum() == decisive.signum() => decisive + white.signum(),
             true => white.signum(),

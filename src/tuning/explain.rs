@@ -75,11 +75,7 @@ impl fmt::Display for Explanation {
         let m = 8 - self.position.pawns[ahead] as i32;
         writeln!(f, "{rule}\n{:<26}{mg:>7}{eg:>7}", "Sum")?;
         let scaled = format!("x {scale}/128 ({who}: 128 - {m} * {m})");
-        writeln!(
-            f,
-            "{:<26}{:>7}{eg_scaled:>7}  {scaled}",
-            "End game scaled", ""
-        )?;
+        writeln!(f, "{:<33}{eg_scaled:>7}  {scaled}", "End game scaled")?;
         let end = FULL_PHASE - phase;
         let phases = "in 24ths (24: all pieces on, 0: kings and pawns)";
         writeln!(f, "{:<26}{phase:>7}{end:>7}  {phases}", "Phase")?;

@@ -1,7 +1,6 @@
-//! lib.rs's evaluation as a sum of features, each with a middle-game and an end-game weight:
-//! eval = (mg * phase + eg * scale / 128 * (24 - phase)) / 24, White's view. A feature counts
-//! +1 per White and -1 per Black piece (material, a piece on a square), or is term i of `W`,
-//! counted as `Board::terms` with weight i alone at 1 (exact: `terms` is linear in its weights).
+//! lib.rs's evaluation, (mg * phase + eg * scale / 128 * (24 - phase)) / 24 from White's view, as
+//! features with an mg and an eg weight: +1 per White, -1 per Black piece (material, a piece on a
+//! square), or term i of `W` (`Board::terms` with weight i alone at 1: it is linear).
 
 use crate::{Board, PHASE, TABLES, VALUE, W};
 use std::ops::Range;
@@ -16,8 +15,7 @@ pub const FEATURES: usize = TERMS + W.len();
 /// All pieces on: lib.rs caps the phase here.
 pub const FULL_PHASE: i32 = 24;
 
-/// `W` line by line as lib.rs lays it out: how many weights, the comment, and the row of
-/// `eval`'s table they add to. `rmax-tune` prints `W` so, to paste over the old block.
+/// `W` line by line as lib.rs lays it out: how many weights, the comment, and `eval`'s row.
 pub const W_LINES: [(usize, &str, &str); 13] = [
     (1, "0 tempo", "Tempo"),
     (1, "1 bishop pair", "Bishop pair"),
@@ -63,33 +61,25 @@ pub struct Position {
 
 impl Position {
     pub fn of(b: &Board) -> Position {
-        let mut f: Vec<(usize, i32)> = Vec::with_capacity(96);
-        let (mut phase, mut pawns) = (0, [0u8; 2]);
+        // counted per feature: both sides share material's, and what cancels is dropped
+        let (mut n, mut phase, mut pawns) = ([0; FEATURES], 0, [0u8; 2]);
         for s in (0..128usize).filter(|&s| s & 0x88 == 0 && b.b[s] != 0) {
             let (kind, white) = ((b.b[s] & 7) as usize - 1, b.b[s] & 8 != 0);
             let sign = if white { 1 } else { -1 };
             let row = if white { 7 - (s >> 4) } else { s >> 4 };
             pawns[!white as usize] += (kind == 0) as u8;
-            f.push((MATERIAL + kind, sign));
-            f.push((PST + kind * 64 + row * 8 + (s & 7), sign));
+            n[MATERIAL + kind] += sign;
+            n[PST + kind * 64 + row * 8 + (s & 7)] += sign;
             phase += PHASE[kind + 1];
         }
         let mut unit = [0; W.len()];
         for i in 0..W.len() {
             unit[i] = 1;
-            f.push((TERMS + i, b.terms(&unit)));
+            n[TERMS + i] = b.terms(&unit);
             unit[i] = 0;
         }
-        // merged (both sides share material features) and what cancels dropped: less data
-        f.sort_unstable();
-        let mut features: Vec<(u16, i16)> = Vec::with_capacity(f.len());
-        for (i, n) in f {
-            match features.last_mut() {
-                Some((j, m)) if *j as usize == i => *m += n as i16,
-                _ => features.push((i as u16, n as i16)),
-            }
-        }
-        features.retain(|&(_, n)| n != 0);
+        let nonzero = |(i, &c): (usize, &i32)| (c != 0).then_some((i as u16, c as i16));
+        let features = n.iter().enumerate().filter_map(nonzero).collect();
         let phase = phase.min(FULL_PHASE) as u8;
         Position {
             features,
@@ -107,8 +97,8 @@ impl Position {
         })
     }
 
-    /// The side ahead (0 White, 1 Black: by the end game, on a tie by the middle game) and
-    /// the end game's scale in 128ths: with m of its 8 pawns missing, 128 - m * m.
+    /// The side ahead (0 White, 1 Black: by the end game, then the middle game) and the end
+    /// game's scale in 128ths: with m of its 8 pawns missing, 128 - m * m.
     pub fn scale(&self, mg: f64, eg: f64) -> (usize, i32) {
         let ahead = (eg < 0.0 || eg == 0.0 && mg < 0.0) as usize;
         let m = 8 - self.pawns[ahead] as i32;
@@ -123,8 +113,7 @@ impl Position {
     }
 }
 
-/// A packed weight's halves, as `Board::eval` unpacks them (a negative middle game borrowed
-/// one from the end game).
+/// A packed weight's halves, as `Board::eval` unpacks them.
 pub fn unpack(w: i32) -> [i32; 2] {
     [w as i16 as i32, (w + 0x8000) >> 16]
 }

@@ -1,10 +1,5 @@
 //! `rmax-spsa`: tunes the search's constants (`rmax::tuning::PARAMS`) by games, with fastchess
-//! and the tune build (README, Tuning the search). The schedule and the update are OpenBench's
-//! SPSA (github.com/AndyGrant/OpenBench, after Fishtest), as its `create_workload.py` and
-//! `spsa_utils.py` have them, written anew: per constant c = c_end N^gamma, A = N / 10,
-//! a = r_end c_end^2 (A + N)^alpha; at iteration k from 0, c_k = c / (k + 1)^gamma (at least
-//! 0.5), R_k = a / (A + k + 1)^alpha / c_k^2; plus and minus play value +- c_k, both rounded
-//! with one random offset; then value += R_k c_k (W - L) flip, kept in [min, max].
+//! and the tune build (README, Tuning the search), by OpenBench's SPSA (see `schedule`).
 
 use crate::tuning::tools::{clock_seed, duration, fastchess_games, number, on_path, output_of};
 use crate::tuning::tools::{shell_line, shown, valid_tc, Args, Rng};
@@ -19,40 +14,25 @@ pub const GAMMA: f64 = 0.101;
 pub const TUNE_ENGINE: &str = "target/tune/release/rmax";
 pub const TUNE_BUILD: &str = "cargo build --release --features tune --target-dir target/tune";
 
-pub const USAGE: &str = "usage: rmax-spsa [options]
-
-Tunes the search's constants (src/tuning.rs's PARAMS, c!(v) in src/lib.rs) by SPSA: each
-iteration plays game pairs with fastchess between the values moved up and moved down at
-random, and moves them towards the side that scored. The state is saved after every
-iteration: run the same command again to resume.
-
+pub const USAGE: &str = "usage: rmax-spsa [options] (-h: this text; README: Tuning the search).
+The same command resumes a run, with its state file's settings (others: another --state).
   --params A,B,...    the constants to tune (default: all of PARAMS)
   --set A=v,B=w       start values other than lib.rs's (a new run only)
-  --iterations N      planned iterations (default 2000); the schedule depends on it
-  --pairs P           game pairs per iteration, each opening with both colours (default 4)
-  --tc T              time control (default 2+0.02)
-  --nodes N           fixed nodes per move instead of a clock
-  --hash MB           hash of each engine (default 8; 1 with --nodes)
-  --r-end R           R_k at the last iteration: a value moves R c_end per game of
-                      W - L then (default 0.002)
-  --seed S            the random seed (default: from the clock; recorded in the state)
-  --openings FILE     EPD (or .pgn) openings (default tests/data/openings.epd)
+  --iterations N      planned iterations (default 2000)
+  --pairs P           game pairs per iteration (default 4)
+  --tc T | --nodes N  a time control (default 2+0.02), or nodes per move
+  --hash MB           each engine's hash (default 8; 1 with --nodes)
+  --r-end R           R_k at the last iteration (default 0.002)
+  --seed S            (default: from the clock)
+  --openings FILE     EPD or .pgn (default tests/data/openings.epd)
   --concurrency C     games at a time (default 2)
-  --state FILE        the run's state (default spsa-state.txt; the log is FILE.log)
-  --engine PATH       the tune build (default target/tune/release/rmax)
-  --build             build it first (cargo build --release --features tune
-                      --target-dir target/tune)
-  --fastchess PATH    (default: fastchess on PATH)
-  --dry-run           print the fastchess command of the next iteration and stop
-  --report            print the values of the state file as src/lib.rs should hold them
-  --apply             --report, then write the values into src/lib.rs and src/tuning.rs
-                      (refused if two constants would share a value)
-  -h, --help          this text
+  --state FILE        (default spsa-state.txt; the log: FILE.log)
+  --engine PATH       the tune build (default target/tune/release/rmax; --build builds it)
+  --fastchess PATH    (default: on PATH)
+  --dry-run           print the next iteration's fastchess command
+  --report, --apply   the state's values as src/lib.rs should hold them; --apply writes them";
 
-A run resumed takes its settings from the state file; a setting given that differs from
-the file's is refused (another --state starts another run).";
-
-/// The flags that make a run what it is: its state file keeps them, as one line.
+/// The flags that make a run what it is (its state file keeps them).
 pub const SETTINGS: &str =
     "--params --iterations --pairs --tc --nodes --hash --r-end --seed --openings";
 pub const FLAGS: &str = "--set --concurrency --state --engine --fastchess";
@@ -107,13 +87,7 @@ impl Settings {
     pub fn read(a: &Args, base: &Settings) -> Result<Settings, String> {
         let (limit, hash) = match (a.get("--tc"), a.get("--nodes")) {
             (Some(_), Some(_)) => return Err("--tc and --nodes exclude each other".into()),
-            (Some(tc), None) if valid_tc(tc) => (format!("tc={tc}"), 8),
-            (Some(tc), None) => {
-                let tc = shown(tc);
-                return Err(format!(
-                    "--tc takes a time control such as 2+0.02, not '{tc}'"
-                ));
-            }
+            (Some(tc), None) => (format!("tc={}", valid_tc(tc, "2+0.02")?), 8),
             (None, Some(_)) => {
                 let nodes = a.number("--nodes", 0u64, 1, 1 << 40)?;
                 (format!("tc=inf nodes={nodes}"), 1)
@@ -124,13 +98,6 @@ impl Settings {
             Some(list) => names(list, "--params")?.into_iter().map(|p| p.0).collect(),
             None => base.params.clone(),
         };
-        let twice = params
-            .iter()
-            .enumerate()
-            .find(|(i, p)| params[..*i].contains(p));
-        if let Some((_, p)) = twice {
-            return Err(format!("{} named twice in --params", p.name));
-        }
         Ok(Settings {
             params,
             iterations: a.number("--iterations", base.iterations, 1, 1_000_000)?,
@@ -161,12 +128,13 @@ impl Settings {
     }
 }
 
-/// A list `A,B=v,...` of PARAMS' names (in any case), each with its value if it has one.
+/// A list `A,B=v,...` of PARAMS' names (in any case, each once), with the values given.
 pub fn names<'a>(
     list: &'a str,
     flag: &str,
 ) -> Result<Vec<(&'static Param, Option<&'a str>)>, String> {
-    let entry = |item: &'a str| {
+    let mut found: Vec<(&Param, Option<&str>)> = vec![];
+    for item in list.split(',') {
         let (name, value) = item
             .split_once('=')
             .map_or((item, None), |(n, v)| (n, Some(v)));
@@ -175,29 +143,31 @@ pub fn names<'a>(
             "unknown parameter '{}' in {flag} (src/tuning.rs has: {known})",
             shown(name)
         );
-        Ok((param(name).ok_or(unknown)?, value))
-    };
-    list.split(',').map(entry).collect()
+        let p = param(name).ok_or(unknown)?;
+        if found.iter().any(|f| f.0 == p) {
+            return Err(format!("{} named twice in {flag}", p.name));
+        }
+        found.push((p, value));
+    }
+    Ok(found)
 }
 
 /// `--set`'s start values of the `tuned` constants (lib.rs's where not set).
 pub fn start_values(list: Option<&str>, tuned: &[&Param]) -> Result<Vec<i32>, String> {
     let mut values: Vec<i32> = tuned.iter().map(|p| p.default).collect();
-    let mut set = vec![];
     for (p, value) in list.map_or(Ok(vec![]), |list| names(list, "--set"))? {
         let value = value.ok_or(format!("--set takes Name=value, not '{}'", p.name))?;
         let i = tuned.iter().position(|&t| t == p);
         let i = i.ok_or(format!("--set {}: it is not tuned (see --params)", p.name))?;
-        if set.contains(&i) {
-            return Err(format!("{} set twice in --set", p.name));
-        }
         values[i] = number(p.name, value, p.min, p.max)?;
-        set.push(i);
     }
     Ok(values)
 }
 
-/// c_k and R_k at iteration k of a constant with `c_end`, in a run of n ending at r_end.
+/// c_k and R_k at iteration k of a constant with `c_end`, in a run of n ending at r_end, as
+/// OpenBench's `create_workload.py` and `spsa_utils.py` have them (written anew): c = c_end
+/// N^gamma, A = N / 10, a = r_end c_end^2 (A + N)^alpha; c_k = c / (k + 1)^gamma (at least 0.5),
+/// R_k = a / (A + k + 1)^alpha / c_k^2. Plus and minus play value +- c_k (`State::step`).
 pub fn schedule(c_end: f64, r_end: f64, n: u32, k: u32) -> (f64, f64) {
     let (n, k1) = (f64::from(n), f64::from(k + 1));
     let big_a = n / 10.0;
@@ -218,8 +188,7 @@ pub struct State {
     pub games: [u64; 3],
 }
 
-/// One iteration's draw: per constant (+1 where plus has it moved up, -1 down; c_k; R_k), the
-/// values plus and minus play, fastchess's seed, and the generator after the draw.
+/// One iteration's draw: per constant (+-1: plus's side, c_k, R_k) and the values played.
 #[derive(Debug, PartialEq)]
 pub struct Step {
     pub moves: Vec<(f64, f64, f64)>,
@@ -234,13 +203,12 @@ impl State {
         let mut rng = Rng(settings.seed);
         rng.next_u64(); // (seeds 0 and 1 start apart)
         let values = start.iter().map(|&v| (v, f64::from(v))).collect();
-        let (done, games) = (0, [0; 3]);
         State {
             settings,
             values,
-            done,
+            done: 0,
             rng,
-            games,
+            games: [0; 3],
         }
     }
 
@@ -282,7 +250,7 @@ impl State {
         }
     }
 
-    /// The state file's text; `from_text` trusts it (rmax-spsa wrote it).
+    /// The state file's text (`from_text` reads it back).
     pub fn to_text(&self) -> String {
         let [w, d, l] = self.games;
         let (settings, done, rng) = (self.settings.line(), self.done, self.rng.0);
@@ -300,10 +268,8 @@ impl State {
         let mut lines = text.lines().filter(|l| !l.starts_with('#'));
         let (flags, openings) = lines.next()?.split_once(" --openings ")?;
         let line: Vec<&str> = flags.split(' ').chain(["--openings", openings]).collect();
-        let settings = Settings::read(
-            &Args::read(&line, &words(SETTINGS), &[]).ok()?,
-            &Settings::defaults(),
-        );
+        let a = Args::read(&line, &words(SETTINGS), &[]).ok()?;
+        let settings = Settings::read(&a, &Settings::defaults()).ok()?;
         let numbers = lines.next()?.split(' ').filter_map(|w| w.parse().ok());
         let [done, rng, w, d, l] = numbers.collect::<Vec<u64>>()[..] else {
             return None;
@@ -313,8 +279,7 @@ impl State {
             Some((words.next()?.parse().ok()?, words.next()?.parse().ok()?))
         };
         let values: Vec<(i32, f64)> = lines.map(value).collect::<Option<_>>()?;
-        let (settings, rng, games) = (settings.ok()?, Rng(rng), [w, d, l]);
-        let done = done as u32;
+        let (rng, games, done) = (Rng(rng), [w, d, l], done as u32);
         (values.len() == settings.params.len()).then_some(State {
             settings,
             values,
@@ -325,8 +290,7 @@ impl State {
     }
 }
 
-/// Runs iterations until `until` are done: `play` plays a step's games, `after` is given each
-/// state that results (and saves it). On a failure the state is the last iteration's.
+/// Runs iterations until `until` are done, `after` each (saving it); a failure keeps the state.
 pub fn tune(
     state: &mut State,
     until: u32,
@@ -384,15 +348,13 @@ impl Player {
         words
     }
 
-    /// Plays a step: plus's wins, draws and losses by fastchess's count of all the games,
-    /// which must come with no warning about an option (a value the engine did not take).
+    /// Plays a step: plus's wins, draws and losses, all the games and no option refused.
     pub fn play(&self, state: &State, step: &Step) -> Result<[u32; 3], String> {
         let command = self.command(state, step);
         let (status, text) = output_of(&command, "", false)?;
         let _ = fs::remove_file(with_suffix(&self.state, ".fastchess.json"));
-        let warning = text
-            .lines()
-            .find(|l| l.starts_with("Warning") && l.contains("option"));
+        let warned = |l: &&str| l.starts_with("Warning") && l.contains("option");
+        let warning = text.lines().find(warned);
         let games = 2 * state.settings.pairs;
         let why = match (warning, fastchess_games(&text)) {
             (Some(w), _) => format!(
@@ -419,8 +381,7 @@ impl Player {
         ))
     }
 
-    /// The engine (built first with --build), fastchess and the openings are there, and the
-    /// engine offers each tuned constant as an option over its whole range.
+    /// The engine (built first with --build), fastchess and the openings are there.
     pub fn check(&self, build: bool, s: &Settings) -> Result<(), String> {
         if build {
             println!("rmax-spsa: {TUNE_BUILD}");
@@ -452,8 +413,7 @@ impl Player {
     }
 }
 
-/// Whether the engine's answer to `uci` offers each constant with room for its range (a
-/// normal build offers none: its constants are literals).
+/// Whether the engine's answer to `uci` offers each constant with room for its range.
 pub fn engine_takes(answer: &str, engine: &str, params: &[&Param]) -> Result<(), String> {
     for &&Param { name, min, max, .. } in params {
         let option = |line: &str| match line.split_whitespace().collect::<Vec<_>>()[..] {
@@ -483,9 +443,8 @@ pub fn rounded(state: &State) -> Vec<(&'static Param, i32)> {
     state.settings.params.iter().copied().zip(rounded).collect()
 }
 
-/// The pairs of constants that would share a value (`c!(v)` is found by its value): none
-/// when the changes can be applied.
-pub fn clashes(changes: &[(&Param, i32)]) -> Vec<String> {
+/// Whether the changes can be applied: an error names the constants that would share a value.
+pub fn clashes(changes: &[(&Param, i32)]) -> Result<(), String> {
     let changed = |p: &Param| changes.iter().find(|(c, _)| *c == p).map(|c| c.1);
     let value = |p: &Param| changed(p).unwrap_or(p.default);
     let mut found = vec![];
@@ -495,7 +454,14 @@ pub fn clashes(changes: &[(&Param, i32)]) -> Vec<String> {
             found.push(format!("{a} and {b} would both be {v}"));
         }
     }
-    found
+    match found.is_empty() {
+        true => Ok(()),
+        false => Err(format!(
+            "{}; each c!(v) needs its own value (src/tuning.rs finds a constant by it): move one \
+             of each pair by 1 by hand",
+            found.join(", ")
+        )),
+    }
 }
 
 /// For each constant `Name: start -> now (c!(old) -> c!(new))`, old its value in this build.
@@ -512,34 +478,22 @@ pub fn report(state: &State, file: &Path) -> String {
         };
         text += &format!("  {}: {start} -> {theta:.2} ({change})\n", p.name);
     }
-    let (clashes, file) = (clashes(&rounded(state)), file.display());
-    text + &match clashes.is_empty() {
-        true => format!(
+    let file = file.display();
+    text + &match clashes(&rounded(state)) {
+        Ok(()) => format!(
             "To write them into src/lib.rs and src/tuning.rs: rmax-spsa --apply --state {file}\n"
         ),
-        false => format!(
-            "Not to be applied as they are: {}; each c!(v) needs its own value (src/tuning.rs \
-             finds a constant by it): move one of each pair by 1 by hand.\n",
-            clashes.join(", ")
-        ),
+        Err(e) => format!("Not to be applied as they are: {e}.\n"),
     }
 }
 
-/// src/lib.rs and src/tuning.rs with `changes` made: `c!(old)` becomes `c!(new)` and the
-/// entry's default `new`. All or nothing: refused if two constants would share a value, or an
-/// old value is not where this build has it.
+/// src/lib.rs and src/tuning.rs with `c!(old)` and the entry's default `new`; all or nothing.
 pub fn apply_values(
     lib: &str,
     tuning: &str,
     changes: &[(&Param, i32)],
 ) -> Result<(String, String), String> {
-    let clashes = clashes(changes);
-    if !clashes.is_empty() {
-        return Err(format!(
-            "not applied: {}; each c!(v) needs its own value: move one of each pair by 1 by hand",
-            clashes.join(", ")
-        ));
-    }
+    clashes(changes).map_err(|e| format!("not applied: {e}"))?;
     let changes: Vec<_> = changes
         .iter()
         .filter(|(p, new)| p.default != *new)
@@ -606,8 +560,7 @@ pub fn load(path: &Path) -> Result<Option<State>, String> {
     }
 }
 
-/// The run `saved` (resumed: the settings given must be its own, compared as one line), or a
-/// new one.
+/// The run `saved` (resumed: the settings given must be its own), or a new one.
 pub fn start(a: &Args, saved: Option<State>, file: &Path) -> Result<State, String> {
     let file = file.display();
     let Some(state) = saved else {
@@ -635,8 +588,7 @@ pub fn start(a: &Args, saved: Option<State>, file: &Path) -> Result<State, Strin
     Ok(state)
 }
 
-/// After an iteration: the state saved whole (a temporary file renamed over it) and its line
-/// in the log (`FILE.log`, started anew by a new run).
+/// After an iteration: the state saved whole (a file renamed over it), a line in the log.
 pub fn save(file: &Path, state: &State, [w, d, l]: [u32; 3]) -> std::io::Result<()> {
     let values: Vec<String> = state.values.iter().map(|v| format!("{:.4}", v.1)).collect();
     let mut line = format!("{} {w} {d} {l} {}\n", state.done, values.join(" "));
@@ -647,15 +599,10 @@ pub fn save(file: &Path, state: &State, [w, d, l]: [u32; 3]) -> std::io::Result<
     let temporary = with_suffix(file, ".tmp");
     fs::write(&temporary, state.to_text())?;
     fs::rename(&temporary, file)?;
-    let (log, mut options) = (with_suffix(file, ".log"), fs::OpenOptions::new());
-    match state.done {
-        1 => fs::write(log, line),
-        _ => options
-            .create(true)
-            .append(true)
-            .open(log)?
-            .write_all(line.as_bytes()),
-    }
+    let (mut options, new) = (fs::OpenOptions::new(), state.done == 1);
+    let log = options.create(true).write(true).append(!new).truncate(new);
+    log.open(with_suffix(file, ".log"))?
+        .write_all(line.as_bytes())
 }
 
 /// `1 iteration`, `2000 iterations`.
@@ -693,10 +640,8 @@ pub fn player(args: &[String]) -> Result<(Args, Player), String> {
             "--build builds {TUNE_ENGINE}: it takes no --engine"
         ));
     }
-    let fastchess = a
-        .get("--fastchess")
-        .map(String::from)
-        .or_else(|| on_path("fastchess", &[]));
+    let fastchess = a.get("--fastchess").map(String::from);
+    let fastchess = fastchess.or_else(|| on_path("fastchess", &[]));
     let player = Player {
         engine: a.get("--engine").unwrap_or(TUNE_ENGINE).into(),
         fastchess: fastchess.unwrap_or_else(|| "fastchess".into()),
@@ -732,10 +677,8 @@ pub fn run(args: &[String]) -> Result<(), (i32, String)> {
         let resuming = format!(" (resuming after iteration {})", state.done);
         let resuming = if state.done > 0 { &resuming[..] } else { "" };
         let constants = count(names.len() as u32, "constant");
-        let (iterations, pairs) = (
-            count(s.iterations, "iteration"),
-            count(s.pairs, "game pair"),
-        );
+        let iterations = count(s.iterations, "iteration");
+        let pairs = count(s.pairs, "game pair");
         let (limit, hash) = (&s.limit, s.hash);
         println!(
             "rmax-spsa: {} ({constants}), {iterations} of {pairs} at {limit}, hash {hash} MB; \

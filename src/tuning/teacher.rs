@@ -1,8 +1,6 @@
-//! A UCI engine as a child process that labels positions (`rmax datagen --teacher CMD`): `uci`,
-//! Threads 1, a small Hash; `ucinewgame` a game; a position's label is the last exact score
-//! before `bestmove` (a bound only without one). Its output is read on a thread of its own,
-//! so every wait has a deadline: a program that is not a UCI engine, hangs or dies is an
-//! error, not a hang.
+//! A UCI engine as a child process that labels positions (`rmax datagen --teacher CMD`): the
+//! last exact score before `bestmove` (a bound only without one). Its output is read on a
+//! thread of its own, so every wait has a deadline: a program that hangs or dies is an error.
 
 use crate::tuning::tools::shown;
 use std::io::{BufRead, BufReader, Write};
@@ -10,21 +8,19 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-/// How long a teacher may take to answer `uci` and `isready` (Stockfish: a tenth of a second).
+/// How long a teacher may take to answer `uci` and `isready`.
 pub const HANDSHAKE: Duration = Duration::from_secs(10);
 /// How long a searching teacher may stay silent before it is taken as hung.
 pub const SILENCE: Duration = Duration::from_secs(300);
-/// The teacher's hash table (MB): one process runs per thread.
+/// The teacher's hash table (MB), a process per thread.
 pub const HASH_MB: usize = 16;
 /// A mate's score: beyond any label.
 pub const MATE: i32 = 100_000;
 
 pub struct Teacher {
-    /// `teacher "CMD"`, as the messages say it.
     name: String,
     child: Child,
     lines: Receiver<String>,
-    /// `go nodes N`, `go depth D` or both.
     go: String,
 }
 
@@ -59,7 +55,7 @@ impl Teacher {
         Ok(teacher)
     }
 
-    /// A new game: an empty hash table, so that labels do not depend on the games before.
+    /// A new game: an empty hash table.
     pub fn new_game(&mut self) -> Result<(), String> {
         self.send("ucinewgame\nisready")?;
         self.wait_for("readyok", "isready")
@@ -89,9 +85,7 @@ impl Teacher {
     }
 
     pub fn send(&mut self, command: &str) -> Result<(), String> {
-        let Some(stdin) = self.child.stdin.as_mut() else {
-            return Ok(()); // (closed: the teacher is being dropped)
-        };
+        let stdin = self.child.stdin.as_mut().expect("piped");
         let sent = stdin
             .write_all(format!("{command}\n").as_bytes())
             .and_then(|_| stdin.flush());
@@ -108,7 +102,7 @@ impl Teacher {
         Ok(())
     }
 
-    /// The teacher's next line, by `deadline` (checked at each line: a flood must time out).
+    /// The teacher's next line, by `deadline` (a flood too must time out).
     pub fn next_line(&mut self, deadline: Instant, command: &str) -> Result<String, String> {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.lines.recv_timeout(left) {
@@ -142,7 +136,7 @@ impl Teacher {
 }
 
 impl Drop for Teacher {
-    /// `quit` and the end of its input, a second to obey, then killed: none outlives datagen.
+    /// `quit`, a second to obey, then killed: none outlives datagen.
     fn drop(&mut self) {
         let _ = self.send("quit");
         self.child.stdin = None;
@@ -155,8 +149,7 @@ impl Drop for Teacher {
     }
 }
 
-/// The score of a UCI `info` line (a mate: +-MATE) and whether it is exact (no `lowerbound`
-/// or `upperbound`); None for a line without one, an error for a score that is not one.
+/// The score of a UCI `info` line (a mate: +-MATE) and whether it is exact; None without one.
 pub fn info_score(line: &str) -> Result<Option<(i32, bool)>, String> {
     let mut words = line.split_whitespace();
     // free text and moves follow `string` and `pv`: a "score" there is not one

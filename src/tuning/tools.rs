@@ -17,8 +17,7 @@ pub struct Args {
 }
 
 impl Args {
-    /// `args` read: each of `valued` takes the next word, each of `switches` none; another
-    /// word that starts with `-`, or a flag given twice, is refused.
+    /// `args` read: each of `valued` takes the next word, each of `switches` none.
     pub fn read(
         args: &[impl AsRef<str>],
         valued: &[&str],
@@ -52,32 +51,24 @@ impl Args {
         self.switches.iter().any(|s| s == flag) || self.values.contains_key(flag)
     }
 
-    /// The number given with `flag`, or `default`.
-    pub fn number<T>(&self, flag: &str, default: T, least: T, most: T) -> Result<T, String>
-    where
-        T: FromStr + PartialOrd + Display,
-    {
-        self.get(flag)
-            .map_or(Ok(default), |text| number(flag, text, least, most))
+    /// The number given with `flag`, or `or`.
+    pub fn number<T: Number>(&self, flag: &str, or: T, least: T, most: T) -> Result<T, String> {
+        let given = self.get(flag);
+        given.map_or(Ok(or), |text| number(flag, text, least, most))
     }
 }
+
+pub trait Number: FromStr + PartialOrd + Display {}
+impl<T: FromStr + PartialOrd + Display> Number for T {}
 
 /// `text` as a number from `least` to `most`; the error names `what`.
-pub fn number<T>(what: &str, text: &str, least: T, most: T) -> Result<T, String>
-where
-    T: FromStr + PartialOrd + Display,
-{
-    match text.parse::<T>() {
-        Ok(n) if n >= least && n <= most => Ok(n),
-        _ => Err(format!(
-            "{what} takes {least} to {most}, not '{}'",
-            shown(text)
-        )),
-    }
+pub fn number<T: Number>(what: &str, text: &str, least: T, most: T) -> Result<T, String> {
+    let n = text.parse::<T>().ok().filter(|n| *n >= least && *n <= most);
+    let shown = shown(text);
+    n.ok_or(format!("{what} takes {least} to {most}, not '{shown}'"))
 }
 
-/// A word from outside as a message shows it: at most 80 characters, control characters
-/// escaped.
+/// A word from outside as a message shows it: 40 characters, control characters escaped.
 pub fn shown(word: &str) -> String {
     word.chars()
         .take(40)
@@ -125,16 +116,19 @@ pub fn clock_seed() -> u64 {
         .map_or(1, |d| d.as_secs())
 }
 
-/// `10+0.1`, `2+0.02`, `40/60+0.5` or `8`: what fastchess's `tc=` takes, roughly.
-pub fn valid_tc(tc: &str) -> bool {
+/// `--tc`'s `10+0.1`, `2+0.02`, `40/60+0.5` or `8`: what fastchess's `tc=` takes, roughly.
+pub fn valid_tc<'a>(tc: &'a str, example: &str) -> Result<&'a str, String> {
     let clock = match tc.split_once('/') {
         Some((moves, clock)) if moves.parse::<u32>().is_ok() => clock,
-        Some(_) => return false,
+        Some(_) => "",
         None => tc,
     };
     let (base, increment) = clock.split_once('+').unwrap_or((clock, "0"));
     let seconds = |s: &str| s.parse::<f64>().is_ok_and(|v| v.is_finite() && v >= 0.0);
-    !base.is_empty() && seconds(base) && seconds(increment)
+    let valid = !base.is_empty() && seconds(base) && seconds(increment);
+    let shown = shown(tc);
+    let e = format!("--tc takes a time control such as {example}, not '{shown}'");
+    valid.then_some(tc).ok_or(e)
 }
 
 /// `name` in the directories of PATH, then in `more`.
@@ -147,27 +141,18 @@ pub fn on_path(name: &str, more: &[&str]) -> Option<String> {
         .map(|file| file.to_string_lossy().into_owned())
 }
 
-/// The command as one line a shell takes back: words with other characters than these
-/// single-quoted.
+/// The command as one line a shell takes back.
 pub fn shell_line(words: &[String]) -> String {
-    let plain = |w: &str| {
-        !w.is_empty()
-            && w.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_=+./:,@%".contains(c))
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_=+./:,@%".contains(c);
+    let quoted = |w: &String| match !w.is_empty() && w.chars().all(plain) {
+        true => w.clone(),
+        false => format!("'{}'", w.replace('\'', r"'\''")),
     };
-    let quoted: Vec<String> = words
-        .iter()
-        .map(|w| match plain(w) {
-            true => w.clone(),
-            false => format!("'{}'", w.replace('\'', r"'\''")),
-        })
-        .collect();
-    quoted.join(" ")
+    words.iter().map(quoted).collect::<Vec<_>>().join(" ")
 }
 
 /// The first engine's games, wins, draws and losses in fastchess's last summary line,
-/// `Games: 8, Wins: 3, Losses: 2, Draws: 3, Points: 4.5 (56.25 %)`; an error quotes a line
-/// it cannot read.
+/// `Games: 8, Wins: 3, Losses: 2, Draws: 3, Points: 4.5 (56.25 %)`.
 pub fn fastchess_games(output: &str) -> Result<[u32; 4], String> {
     let line = output
         .lines()
@@ -182,8 +167,7 @@ pub fn fastchess_games(output: &str) -> Result<[u32; 4], String> {
     }
 }
 
-/// Runs `command` (a program and its arguments) with `input`, its standard output and error
-/// as one (shown as they come with `echo`): how it ended, and that output.
+/// Runs `command` with `input`: how it ended, and its output and errors as one (`echo`: shown).
 pub fn output_of(
     command: &[String],
     input: &str,
@@ -199,11 +183,8 @@ pub fn output_of(
         .stderr(err);
     let mut child = run.spawn().map_err(fail)?;
     drop(run); // (its ends of the pipe: the output ends with the program)
-    let _ = child
-        .stdin
-        .take()
-        .expect("piped")
-        .write_all(input.as_bytes());
+    let stdin = child.stdin.take(); // (written and closed)
+    let _ = stdin.expect("piped").write_all(input.as_bytes());
     let mut text = String::new();
     for line in BufReader::new(out).split(b'\n').map_while(Result::ok) {
         let line = String::from_utf8_lossy(&line);

@@ -1,6 +1,5 @@
-//! `rmax-tune`: the Texel tuner of the evaluation (README, Tuning the evaluation). The model
-//! is `rmax::tuning::features`; the gradient holds each position's end-game scale constant
-//! (it moves in steps).
+//! `rmax-tune`: the Texel tuner of the evaluation (README, Tuning the evaluation), its model
+//! `features.rs`; the gradient holds each position's end-game scale constant.
 
 use crate::tuning::features::{
     lib_weights, line, Position, FEATURES, FULL_PHASE, MATERIAL, PST, TERMS, W_LINES,
@@ -15,13 +14,10 @@ pub const USAGE: &str =
     [--epochs N] [--lr X] [--reg X] [--holdout PERCENT] [--limit N] [--threads T] [--report N] \
     [--dump N]\n       rmax-tune --check FILE [--perturb]";
 
-/// The weight on the scores when every position has one and --lambda is not given: the
-/// results keep the fit anchored to how games end, the scores cut their noise. (With a score
-/// missing anywhere: 0, the results alone.)
+/// The weight on the scores when every position has one and --lambda is not given (else 0).
 pub const LAMBDA_ALL_SCORED: f64 = 0.5;
 
-/// A position to fit: its features, the game's result and the search's score (White's view),
-/// and what the eval's sigmoid should come near (the result until `set_targets`).
+/// A position to fit: the game's result, the search's score (White's view) and the target.
 pub struct Sample {
     pub position: Position,
     pub result: f32,
@@ -30,8 +26,7 @@ pub struct Sample {
 }
 
 impl Sample {
-    /// The eval (White's view, unrounded) and its derivatives by a feature's mg and eg
-    /// weight per count: the phase's shares, the end game's scaled.
+    /// The eval (White's view, unrounded) and its derivatives by a feature's mg and eg weight.
     pub fn eval(&self, w: &[[f64; 2]]) -> (f64, [f64; 2]) {
         let (mut mg, mut eg) = (0.0, 0.0);
         for &(i, n) in &self.position.features {
@@ -39,10 +34,8 @@ impl Sample {
             eg += w[i as usize][1] * n as f64;
         }
         let ph = self.position.phase as f64 / FULL_PHASE as f64;
-        let share = [
-            ph,
-            (1.0 - ph) * self.position.scale(mg, eg).1 as f64 / 128.0,
-        ];
+        let eg_share = (1.0 - ph) * self.position.scale(mg, eg).1 as f64 / 128.0;
+        let share = [ph, eg_share];
         (mg * share[0] + eg * share[1], share)
     }
 }
@@ -57,7 +50,6 @@ pub struct Options {
     pub threads: usize,
     pub report: usize,
     pub dump: usize,
-    /// The weight on the scores (None: see LAMBDA_ALL_SCORED).
     pub lambda: Option<f64>,
     pub tables: bool,
     pub keep_values: bool,
@@ -112,8 +104,7 @@ pub fn read_lines(path: &str) -> Vec<String> {
     positions.map(String::from).collect()
 }
 
-/// The FEN at the start of `line` (4 fields, then the move counters if they are numbers)
-/// and the words after it.
+/// The FEN at the start of `line` (4 fields and the move counters) and the words after it.
 pub fn split_fen(line: &str) -> (String, Vec<&str>) {
     let words: Vec<&str> = line.split_whitespace().collect();
     let mut n = words.len().min(4);
@@ -147,8 +138,7 @@ pub fn sample(line: &str) -> Option<Sample> {
     })
 }
 
-/// `--check`: the model with lib.rs's weights against `Board::eval` on every FEN of `path`;
-/// `perturb` makes pawns 10 cp dearer, to show that the check can fail.
+/// `--check`: the model against `Board::eval` on every FEN of `path`; `perturb`: pawns +10 cp.
 pub fn check(path: &str, perturb: bool) {
     let mut w = lib_weights();
     if perturb {
@@ -194,18 +184,15 @@ pub fn parallel<T: Send>(
     })
 }
 
-/// The positions of `path` (at most `limit`), read in parallel (a position's features take
-/// dozens of evaluations); lines without a FEN and a result are skipped, and said.
+/// The positions of `path` (at most `limit`), read in parallel; bad lines skipped, and said.
 pub fn load(path: &str, limit: usize, threads: usize) -> Vec<Sample> {
     let lines: Vec<String> = read_lines(path).into_iter().take(limit).collect();
     let read = |range: std::ops::Range<usize>| {
         let samples = lines[range].iter().map(|l| sample(l).ok_or(l));
         samples.collect::<Vec<_>>()
     };
-    let all = parallel(lines.len(), threads, read, |mut a, b| {
-        a.extend(b);
-        a
-    });
+    let both = |a: Vec<_>, b: Vec<_>| a.into_iter().chain(b).collect::<Vec<_>>();
+    let all = parallel(lines.len(), threads, read, both);
     let (good, skipped): (Vec<_>, Vec<_>) = all.into_iter().partition(Result::is_ok);
     for line in skipped.iter().filter_map(|s| s.as_ref().err()).take(5) {
         eprintln!("rmax-tune: skipped (no FEN and result): {line}");
@@ -221,8 +208,7 @@ pub fn sigmoid(eval: f64, k: f64) -> f64 {
     1.0 / (1.0 + (-k * eval * std::f64::consts::LN_10 / 400.0).exp())
 }
 
-/// Each target: `lambda * sigmoid(K * score / 400) + (1 - lambda) * result`, the result
-/// without a score.
+/// Each target: `lambda * sigmoid(K * score / 400) + (1 - lambda) * result` (or the result).
 pub fn set_targets(data: &mut [Sample], k: f64, lambda: f64) {
     for s in data {
         let blend = |x: f32| lambda * sigmoid(x.into(), k) + (1.0 - lambda) * f64::from(s.result);
@@ -260,8 +246,7 @@ pub fn gradient(d: &[Sample], w: &[[f64; 2]], k: f64, threads: usize) -> (f64, V
     (error / n, g)
 }
 
-/// The K with which sigmoid(K * x / 400) predicts the results best over (x, result) pairs
-/// (a golden-section search: the error is unimodal in K).
+/// The K with which sigmoid(K * x / 400) predicts (x, result) pairs best (golden section).
 pub fn fit_k(pairs: &[(f64, f64)]) -> f64 {
     let err = |k| {
         pairs
@@ -281,10 +266,8 @@ pub fn fit_k(pairs: &[(f64, f64)]) -> f64 {
     (a + b) / 2.0
 }
 
-/// The weights snapped to what lib.rs holds, and the table entries that had to be clamped
-/// (`N mg a8 -172`: wanted -172 cp from the table's mean). With `tables` each table's mean
-/// goes into its piece's value (the king's is dropped: it cancels out); without, the tables
-/// are lib.rs's.
+/// The weights as lib.rs holds them, and the table entries clamped (`N mg a8 -172`: wanted -172
+/// cp from the table's mean). With `tables` each table's mean goes into its piece's value.
 pub fn quantize(w: &[[f64; 2]], tables: bool) -> (Vec<[i32; 2]>, Vec<String>) {
     let (mut q, mut clamped) = (lib_weights(), vec![]);
     for kind in 0..6 {
@@ -378,16 +361,13 @@ pub fn main() {
         clamped.len()
     );
     if !clamped.is_empty() {
-        println!(
-            "clamped (wanted, from the table's mean): {}",
-            clamped.join(", ")
-        );
+        let clamped = clamped.join(", ");
+        println!("clamped (wanted, from the table's mean): {clamped}");
     }
     println!("{}", print_weights(&q));
 }
 
-/// The positions to tune on and the held-out games (the file's last lines: whole games),
-/// their targets set, and the eval's K.
+/// The positions to tune on and the held-out ones (the file's last), their targets, and K.
 pub fn prepare(o: &Options, start: &[[f64; 2]]) -> (Vec<Sample>, Vec<Sample>, f64) {
     let clock = Instant::now();
     let mut d = load(&o.file, o.limit, o.threads);
@@ -435,20 +415,14 @@ pub fn prepare(o: &Options, start: &[[f64; 2]]) -> (Vec<Sample>, Vec<Sample>, f6
     (d, valid, k)
 }
 
-/// K and Ks, both fitted to the results (fitted to the blend, K would chase the targets it
-/// moves). K is PeSTO's, lib.rs's values and tables without the terms: it anchors the eval's
-/// scale, in which the search's margins are; Ks puts the scores on the same scale.
+/// K (of PeSTO's eval: lib.rs's without the terms) and Ks (of the scores), fitted to results.
 pub fn fit_ks(d: &[Sample], start: &[[f64; 2]]) -> (f64, f64) {
     let mut pesto = start.to_vec();
     pesto[TERMS..].fill([0.0; 2]);
-    let evals: Vec<(f64, f64)> = d
-        .iter()
-        .map(|s| (s.eval(&pesto).0, s.result.into()))
-        .collect();
-    let scores = d
-        .iter()
-        .filter_map(|s| Some((s.score? as f64, s.result as f64)));
-    let scores: Vec<(f64, f64)> = scores.collect();
+    let eval = |s: &Sample| (s.eval(&pesto).0, s.result.into());
+    let evals: Vec<(f64, f64)> = d.iter().map(eval).collect();
+    let score = |s: &Sample| Some((s.score? as f64, s.result as f64));
+    let scores: Vec<(f64, f64)> = d.iter().filter_map(score).collect();
     let ks = (!scores.is_empty()).then(|| fit_k(&scores));
     (fit_k(&evals), ks.unwrap_or(1.0))
 }
@@ -462,9 +436,8 @@ pub fn free(o: &Options) -> Vec<bool> {
     (0..FEATURES).map(free).collect()
 }
 
-/// Full-batch Adam from `start`, the step falling linearly to a tenth of --lr, pulled towards
-/// lib.rs's weights by --reg (rare entries would chase the few games they occur in). Returns
-/// the weights best on the held-out games (without any, the last) and their epoch.
+/// Full-batch Adam from `start`, the step falling to a tenth of --lr, pulled towards lib.rs's
+/// weights by --reg: the weights best on the held-out games (or the last), and their epoch.
 pub fn fit(
     o: &Options,
     d: &[Sample],
@@ -506,11 +479,8 @@ pub fn fit(
         }
         if epoch % o.dump == 0 && epoch < o.epochs {
             let (q, clamped) = quantize(&w, o.tables);
-            println!(
-                "weights after epoch {epoch} ({} table entries clamped):",
-                clamped.len()
-            );
-            println!("{}", print_weights(&q));
+            let (n, weights) = (clamped.len(), print_weights(&q));
+            println!("weights after epoch {epoch} ({n} table entries clamped):\n{weights}");
         }
         let _ = std::io::stdout().flush();
     }
@@ -520,9 +490,7 @@ pub fn fit(
     }
 }
 
-/// Each feature's typical count where it occurs (root mean square, at least 1): Adam moves a
-/// weight by about its step whatever the gradient, so a feature counted 20 times in a
-/// position takes steps 20 times smaller, or its eval would swing 20 times wider.
+/// Each feature's typical count (root mean square, at least 1): Adam's step is divided by it.
 pub fn feature_sizes(d: &[Sample]) -> Vec<f64> {
     let mut sum = vec![(0.0, 0.0); FEATURES];
     for &(i, n) in d.iter().flat_map(|s| &s.position.features) {

@@ -39,7 +39,17 @@
 //! - **IID, IIR**: internal iterative deepening, a node searching itself at rising depths so
 //!   that each iteration's best move is tried first in the next (micro-Max's way; here only
 //!   where the hash table has no entry, as a hash move serves as well and costs nothing); internal
-//!   iterative reduction, a node the hash table does not know searched a ply shallower.
+//!   iterative reduction, a node the hash table does not know searched a ply shallower (from
+//!   depth 4).
+//! - **Hash move, bound, hash cut**: the best move a hash entry keeps, tried first; its score's
+//!   bound says on which side of the true score it lies (UPPER: the true score is at most it,
+//!   LOWER: at least it, EXACT: both); a hash cut returns an entry's score when its draft and
+//!   bound settle the window.
+//! - **Improving**: the static evaluation is above the one two plies up (this side's last
+//!   turn); pruning is then less eager. **Check extension**: a node in check searches a ply
+//!   deeper. **Seldepth**: the deepest ply reached, quiescence included. **MultiPV**: the
+//!   root's best few moves, each searched with the ones found before left out. **e.p.**: en
+//!   passant.
 //! - **Null move**: the side to move passes; if a reduced search still fails high, the node
 //!   would too (not in check, not with only pawns: zugzwang).
 //! - **Reverse futility**: a node's evaluation so far above beta near the leaves that it
@@ -68,7 +78,7 @@
 //!   values blended by the material left (PeSTO's tables, a public set of such values).
 //! - **SPSA**: a tuner that nudges all the constants at once by the results of games.
 //! - **`c!(v)`**: a search constant, tunable by SPSA; its name (src/tuning.rs) stands in a
-//!   comment beside it.
+//!   comment beside it or a few lines above.
 //!
 //! ## The packed layouts, all in one place
 //!
@@ -134,7 +144,7 @@ use std::{fmt, time::Instant};
 // === Constants ==================================================================================
 // Shared by all sections and by the interfaces.
 
-/// Score for being mated now; mate in n plies scores `MATE - n`.
+/// The mate score: the side that mates in n plies scores `MATE - n`, the side mated `n - MATE`.
 pub const MATE: i32 = 32000;
 /// The start position.
 pub const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -700,7 +710,7 @@ pub const W: [i32; 45] = [
     s(5, 10), s(0, 5), s(8, 10), s(-6, 15), s(-11, 5), // 13..17 half-open file: N B R Q K
     s(7, -24), s(-4, -16), s(30, -17), s(-3, -10), s(-58, 2), // 18..22 open file: N B R Q K
     s(-50, -18), s(-40, -120), // 23, 24 attacked by a pawn: side to move's, the other's
-    s(6, 11), s(-4, 13), s(15, 33), s(33, 45), s(80, 19), s(161, -31), // 25..30 passed pawn, rank 1..6
+    s(6, 11), s(-4, 13), s(15, 33), s(33, 45), s(80, 19), s(161, -31), // 25..30 passed pawn, r 1..6 (2nd to 7th rank)
     s(10, -23), s(-14, 3), s(-19, -13), s(0, -15), s(-39, 5), s(-61, -37), // 31..36 passed and blocked (a piece ahead)
     s(17, 5), // 37 passed and defended
     s(0, -4), s(-3, 6), // 38, 39 passed: rank * own king's, enemy king's distance to the square ahead
@@ -925,7 +935,7 @@ pub struct Engine {
 }
 
 /// Mate scores (more than `MATE - 999` from 0) are stored as distance from the node, read back as distance
-/// from the root: `ply` is added on the way in, subtracted on the way out.
+/// from the root: on the way in moved `ply` away from 0, on the way out `ply` back towards it.
 fn ply_adjust(s: i32, ply: i32) -> i32 {
     s + (s.abs() > MATE - 999) as i32 * s.signum() * ply
 }
@@ -1045,7 +1055,8 @@ impl Engine {
         (i.nodes, i.seldepth, i.ms) = (self.total(), self.seldepth, self.ms());
     }
 
-    /// Negamax alpha-beta, fail-soft, with internal iterative deepening in every node.
+    /// Negamax alpha-beta, fail-soft; a node the hash table does not know deepens itself
+    /// (internal iterative deepening).
     /// `check`: the side to move is in check.
     ///
     /// ## Search at a glance
@@ -1131,7 +1142,8 @@ impl Engine {
         } // (a fifty-move draw waits when in check: mate beats it, see after the moves)
         self.keys.push(b.key);
         // check extension (depth may come in below 0: a null move's child, reduced by more
-        // than it had; below 1 it is quiescence, never in check)
+        // than it had, or a quiescence node's child at -1; below 1 it is quiescence, never in
+        // check)
         let depth = depth.max(0) + check as i32;
         // pv: an open window; the entry: its data (see Slot); hit: it is this position's
         let (pv, slot) = (beta - alpha > 1, b.key as usize % self.tt.len());
@@ -1186,7 +1198,8 @@ impl Engine {
         }
         // razoring: far below alpha near the leaves, only captures may save it: quiescence (not
         // when alpha is a winning mate score: quiescence cannot find the mate that would reach it;
-        // 9999 is far above any evaluation and far below any mate, above MATE - 999)
+        // 9999 is far above any evaluation and far below any mate score, which are all above
+        // MATE - 999)
         // (below depth 8, reverse futility's default depth; razoring's 8 is not tuned)
         let (depth, qs) = if prune
             && depth < 8
@@ -1283,7 +1296,8 @@ impl Engine {
                     // the most this move can gain: the victim, or a promotion's new piece
                     let gain = WORTH[victim] + WORTH[m.promo as usize];
                     // Futility (quiescence: delta pruning): near the leaves, a move that cannot
-                    // win back enough to lift a lost cause is skipped, unless it gives check
+                    // win back enough to lift a lost cause is skipped (outside quiescence never
+                    // the first move searched: `tried > 0`), unless it gives check
                     // (mates hide there; quiescence does not ask). Late-move pruning: past
                     // (1 + d * d) >> (1 - improving) quiet moves searched that gave no check
                     // (`quiets`; half as many when not improving), the rest (quiet too) will
@@ -1383,9 +1397,9 @@ impl Engine {
                         break;
                     }
                 }
-                // no legal move: mated or stalemated; or in check on the 100th move (without
+                // no legal move: mated or stalemated; or in check on the 100th half-move (without
                 // check it is a draw already): mate beats the fifty-move rule, else a draw; on the
-                // 100th move the node ends here, mate or draw, without a store (the key has no
+                // 100th half-move the node ends here, mate or draw, without a store (the key has no
                 // clock)
                 if !qs && (tried < 1 || b.half > 99 && ply > 0) {
                     best = (check && tried < 1) as i32 * (ply as i32 - MATE);

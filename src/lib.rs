@@ -710,7 +710,7 @@ pub const W: [i32; 45] = [
     s(5, 10), s(0, 5), s(8, 10), s(-6, 15), s(-11, 5), // 13..17 half-open file: N B R Q K
     s(7, -24), s(-4, -16), s(30, -17), s(-3, -10), s(-58, 2), // 18..22 open file: N B R Q K
     s(-50, -18), s(-40, -120), // 23, 24 attacked by a pawn: side to move's, the other's
-    s(6, 11), s(-4, 13), s(15, 33), s(33, 45), s(80, 19), s(161, -31), // 25..30 passed pawn, r 1..6 (2nd to 7th rank)
+    s(6, 11), s(-4, 13), s(15, 33), s(33, 45), s(80, 19), s(161, -31), // 25..30 passed pawn, rank 1..6
     s(10, -23), s(-14, 3), s(-19, -13), s(0, -15), s(-39, 5), s(-61, -37), // 31..36 passed and blocked (a piece ahead)
     s(17, 5), // 37 passed and defended
     s(0, -4), s(-3, 6), // 38, 39 passed: rank * own king's, enemy king's distance to the square ahead

@@ -1305,7 +1305,10 @@ impl Engine {
                     // (futility below depth 8, reverse futility's default; only RfpDepth is tuned;
                     // the margin: FutilityBase + FutilityPerDepth * d)
                     let futile = (qs || prune && tried > 0 && d < 8)
-                        && eval + c!(50) + c!(100) * d + gain <= a;
+                        && eval + c!(50) + c!(100) * d + gain <= a
+                        // quiescence: a capture of a piece worth less than the capturer, on a
+                        // square the other side defends, loses material (a rough exchange test)
+                        || qs && gain < WORTH[b.b[m.from] as usize & 7] && attacked(&b.b, m.to, b.side ^ 24);
                     if prune && quiet && quiets > (1 + d * d) >> 1 - improving {
                         break;
                     }

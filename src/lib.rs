@@ -1080,8 +1080,9 @@ impl Engine {
     /// entry; with one, only `depth`; quiescence: once, at 0):
     /// 7. The best move so far goes first. Pass 2: the moves best first, each tested for
     ///    legality, cut by late-move pruning or skipped by futility (delta pruning in
-    ///    quiescence, which also skips a capture that loses material), then searched (PVS, late-move reductions, re-searches). A cutoff teaches the
-    ///    histories and the killers, and ends the iteration.
+    ///    quiescence, which also skips a capture that loses material), then searched (PVS,
+    ///    late-move reductions, re-searches). A cutoff teaches the histories and the killers,
+    ///    and ends the iteration.
     /// 8. No legal move: mate or stalemate (not in quiescence).
     /// 9. The last iteration only: the correction history learns how far the static
     ///    evaluation missed. Every iteration: the hash store.
@@ -1307,7 +1308,9 @@ impl Engine {
                     let futile = (qs || prune && tried > 0 && d < 8)
                         && eval + c!(50) + c!(100) * d + gain <= a
                         // quiescence: a capture of a piece worth less than the capturer, on a
-                        // square the other side defends, loses material (a rough exchange test)
+                        // square the other side defends, loses material (a rough exchange test;
+                        // on the board before the move, so a defender behind the capturer is
+                        // missed)
                         || qs
                             && gain < WORTH[b.b[m.from] as usize & 7]
                             && attacked(&b.b, m.to, b.side ^ 24);

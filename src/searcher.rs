@@ -44,6 +44,8 @@ pub struct Searcher {
     /// The running job's stop flag (each job its own, so that a late `stop` cannot stop the
     /// next), and its wake flag, which only `stop()` sets (a node cap sets the stop flag).
     flags: [Arc<AtomicBool>; 2],
+    /// Set by the running job as it sends Event::Done: its thread may still be running then.
+    done: Arc<AtomicBool>,
     /// Job n ends with Event::Done(n).
     id: u64,
     events: Sender<Event>,
@@ -58,6 +60,7 @@ impl Searcher {
             threads: 1,
             mb: HASH_MB,
             flags: Default::default(),
+            done: Default::default(),
             id: 0,
             events,
             counting: false,
@@ -120,11 +123,13 @@ impl Searcher {
     /// and says Event::Done when it ends.
     fn spawn(&mut self, job: Job) {
         let (mut engine, mut helpers) = self.idle();
-        self.flags = Default::default();
+        (self.flags, self.done) = Default::default();
         (engine.stop, self.id, self.counting) = (self.flags[0].clone(), self.id + 1, false);
         let (id, events, wake) = (self.id, self.events.clone(), self.flags[1].clone());
+        let done = self.done.clone();
         self.away = Some(thread::spawn(move || {
             let outcome = job(&mut engine, &mut helpers, &wake);
+            done.store(true, Relaxed);
             let _ = events.send(Event::Done(id));
             (engine, helpers, outcome)
         }));
@@ -188,9 +193,10 @@ impl Searcher {
         self.away.is_some()
     }
 
-    /// Has the running job ended (and waits to be joined)?
+    /// Has the running job ended (and waits to be joined)? Its Event::Done may have come
+    /// already: its thread's end may not have (a `ponderhit` then waited for no other event).
     pub fn ended(&self) -> bool {
-        self.away.as_ref().is_some_and(JoinHandle::is_finished)
+        self.away.is_some() && self.done.load(Relaxed)
     }
 
     pub fn stop(&self) {

@@ -695,7 +695,7 @@ fn level_1000_mates_a_bare_king_with_a_queen_or_a_rook() {
         "8/8/3k4/8/8/8/8/R3K3 w - - 0 1",
     ];
     // the games at once, on threads of their own: they take seconds each
-    let games = fens.map(|fen| std::thread::spawn(move || (fen, bare_king_game(fen))));
+    let games = fens.map(|fen| serial_thread(move || (fen, bare_king_game(fen))));
     for game in games {
         let (fen, (mated, plies)) = game.join().expect("a game");
         assert!(mated, "{fen}: not mated ({plies} plies)");

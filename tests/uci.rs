@@ -1080,3 +1080,17 @@ fn the_ponder_option_is_listed_and_accepted() {
     r.send("ponderhit");
     assert!(legal(&board_after(START, &["e2e4"]), &r.bestmove(10.0)));
 }
+
+/// `ponderhit` right after a short `go ponder`: the move comes every time. (The search could
+/// end and say so just before `ponderhit`, its thread not yet gone: the move then waited for
+/// an event that never came: here within the first 1,100 tries.)
+#[test]
+fn ponderhit_after_a_ponder_search_that_just_ended_plays_its_move() {
+    let mut r = uci();
+    r.send("position startpos moves e2e4");
+    for i in 0..10_000 {
+        r.send(&format!("go ponder depth {}\nponderhit", 1 + i % 2));
+        let m = r.poll_line("bestmove ", 2.0);
+        assert!(m.is_some(), "try {i}: no move after ponderhit");
+    }
+}

@@ -2,10 +2,11 @@
 //! over a channel, so every wait has a deadline: a hang fails the test instead of blocking.
 #![allow(dead_code, unused_imports)] // each test file uses its own part of this
 
+use std::cell::Cell;
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -186,8 +187,8 @@ pub struct Rmax {
     err: Receiver<Vec<u8>>,
     /// Output received but not yet consumed by a wait.
     pending: Vec<u8>,
-    /// Held by a process of a timing test: no other such test of this binary runs beside it.
-    _serial: Option<MutexGuard<'static, ()>>,
+    /// A timing test's process holds `serial()`; any other holds the shared side of its lock.
+    _serial: Option<Hold>,
 }
 
 fn reader(mut from: impl Read + Send + 'static) -> Receiver<Vec<u8>> {
@@ -229,14 +230,14 @@ impl Rmax {
             out,
             err,
             pending: vec![],
-            _serial: None,
+            _serial: (!TIMING.get()).then(Hold::shared),
         }
     }
 
     /// This process, holding the `serial()` lock until it is dropped (take it before starting
     /// the process: `Rmax::alone()`).
-    fn holding(mut self, guard: MutexGuard<'static, ()>) -> Rmax {
-        self._serial = Some(guard);
+    fn holding(mut self, guard: Serial) -> Rmax {
+        self._serial = Some(Hold::Alone(guard));
         self
     }
 
@@ -522,12 +523,73 @@ pub fn memory_kb(pid: u32, field: &str) -> u64 {
         .expect("kB")
 }
 
-/// Timing tests must not compete for the CPU with another test's search: one at a time
-/// (within a test binary).
-static SERIAL: Mutex<()> = Mutex::new(());
+/// Timing tests must not compete for the CPU with another test's engine: while a timing test
+/// holds `serial()`, no other engine process of this test binary runs, and it waits for those
+/// running to end; the others run side by side (a test starting a second process is never held
+/// up by a timing test waiting, as with a lock that favours writers).
+static RUNNING: Mutex<(usize, bool)> = Mutex::new((0, false)); // other processes, timing test
+static CHANGED: Condvar = Condvar::new();
 
-pub fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+thread_local! {
+    /// This thread holds `serial()`: its own processes are the timing test's.
+    static TIMING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Waits until `ready` holds of `RUNNING`, then changes it with `change`.
+fn when(ready: impl Fn(&(usize, bool)) -> bool, change: impl FnOnce(&mut (usize, bool))) {
+    let mut state = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
+    while !ready(&state) {
+        state = CHANGED.wait(state).unwrap_or_else(|e| e.into_inner());
+    }
+    change(&mut state);
+    CHANGED.notify_all();
+}
+
+/// A timing test's hold, for as long as it lives.
+pub struct Serial;
+
+impl Drop for Serial {
+    fn drop(&mut self) {
+        TIMING.set(false);
+        when(|_| true, |s| s.1 = false);
+    }
+}
+
+pub fn serial() -> Serial {
+    when(|&(others, timing)| others == 0 && !timing, |s| s.1 = true);
+    TIMING.set(true);
+    Serial
+}
+
+/// An engine process's hold: as a timing test's, or one of the others.
+enum Hold {
+    Alone(Serial),
+    Shared,
+}
+
+impl Hold {
+    fn shared() -> Hold {
+        when(|&(_, timing)| !timing, |s| s.0 += 1);
+        Hold::Shared
+    }
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        if let Hold::Shared = self {
+            when(|_| true, |s| s.0 -= 1);
+        }
+    }
+}
+
+/// A thread of a test that holds `serial()`, running `f`: its processes are the test's own.
+pub fn serial_thread<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> thread::JoinHandle<T> {
+    thread::spawn(move || {
+        TIMING.set(true);
+        f()
+    })
 }
 
 impl Rmax {

@@ -555,6 +555,8 @@ impl Drop for Serial {
     }
 }
 
+/// Taken before the test starts any process of its own: one it had started would count among
+/// the others, and `serial()` would wait for it for ever.
 pub fn serial() -> Serial {
     when(|&(others, timing)| others == 0 && !timing, |s| s.1 = true);
     TIMING.set(true);

@@ -423,3 +423,24 @@ fn the_readme_starts_with_what_a_user_needs() {
     }
     assert!(!text.contains("../shared"));
 }
+
+/// A ledger row (its first cell a date, `11-29`) stands in the ledger's table and nowhere else
+/// (one once landed in the levels' table), and the ledger has rows.
+#[test]
+fn every_ledger_row_is_in_the_ledger() {
+    let text = readme();
+    let at = text.find("## The ledger").expect("the ledger's heading");
+    let dated = |part: &str| {
+        part.lines()
+            .filter(|line| {
+                let cell = line.split('|').nth(1).unwrap_or("").trim().as_bytes();
+                line.starts_with('|')
+                    && cell.len() == 5
+                    && cell[2] == b'-'
+                    && [0, 1, 3, 4].iter().all(|&i| cell[i].is_ascii_digit())
+            })
+            .count()
+    };
+    assert_eq!(dated(&text[..at]), 0, "a ledger row before the ledger");
+    assert!(dated(&text[at..]) > 10, "the ledger's rows");
+}

@@ -16,7 +16,7 @@ const TABLE: [(i64, u64, usize, i32); 4] = [
     (1000, 1_500, 4, 200),
     (1400, 4_000, 4, 100),
     (1800, 40_000, 4, 50),
-    (2150, 10_000_000, 1, 0),
+    (2250, 10_000_000, 1, 0),
 ];
 
 /// The nodes a level searches at least against a bare king, which every player can mate:

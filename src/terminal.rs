@@ -30,7 +30,7 @@ move, and a move typed at the keyboard is not kept (type it after rmax's move). 
   clock <m>+<s>|off   a game on the clock: m minutes each, s seconds added a move (clock 10+5);
                       off: back to time
   depth <n>           rmax searches n plies a move instead (1 to 64)
-  level <elo>|off     rmax plays like a player rated elo (1000 to 2150; level 1500), or at full
+  level <elo>|off     rmax plays like a player rated elo (1000 to 2250; level 1500), or at full
                       strength (the default)
   pace on|off         at a level, a person's time for a move (0.6 to 4 s; the default), or none
   threads <n>         search threads at full strength (1 to 256; default 1)

@@ -140,7 +140,7 @@ fn bad_multipv_and_strength_values_are_refused_and_change_nothing() {
         "setoption name MultiPV value two",
         "setoption name MultiPV",
         "setoption name UCI_Elo value 999",
-        "setoption name UCI_Elo value 2151",
+        "setoption name UCI_Elo value 2251",
         "setoption name UCI_Elo value 99999999999999999999",
         "setoption name UCI_Elo value strong",
         "setoption name UCI_LimitStrength value maybe",
@@ -253,7 +253,7 @@ fn a_limited_rmax_plays_legal_moves_shows_them_last_and_keeps_to_the_clock() {
         (KIWIPETE, &[]),
         ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11", &[]),
     ];
-    for elo in [1000, 1500, 1900, 2150] {
+    for elo in [1000, 1500, 1900, 2250] {
         r.send(&format!("setoption name UCI_Elo value {elo}"));
         for (fen, moves) in positions {
             let position = if moves.is_empty() {
@@ -656,9 +656,9 @@ fn against_a_bare_king_a_level_searches_at_least_200000_nodes() {
     ] {
         assert!(nodes(1000, other) <= 1_501, "{other}");
     }
-    // level 1950: 40,000 * 250^(3/7) = 426,334 nodes
-    let top = nodes(1950, "8/8/8/4k3/8/8/8/4K2Q w - - 0 1");
-    assert!((400_000..=426_335).contains(&top), "{top}");
+    // level 2000: 40,000 * 250^(4/9) = 465,384 nodes
+    let top = nodes(2000, "8/8/8/4k3/8/8/8/4K2Q w - - 0 1");
+    assert!((400_000..=465_385).contains(&top), "{top}");
 }
 
 /// Level 1000 (White) from `fen` against full strength at 20,000 nodes a move, until the game
@@ -785,7 +785,7 @@ fn the_levels_are_the_readme_table_and_interpolate_between_its_rows() {
         (1000, 1_500, 4, 200),
         (1400, 4_000, 4, 100),
         (1800, 40_000, 4, 50),
-        (2150, 10_000_000, 1, 0),
+        (2250, 10_000_000, 1, 0),
     ];
     for (elo, nodes, lines, margin) in readme {
         assert_eq!(got(elo), Some((nodes, lines, margin)), "{elo}");
@@ -794,11 +794,11 @@ fn the_levels_are_the_readme_table_and_interpolate_between_its_rows() {
     // a quarter of the way from 1000: 1500 * (8/3)^(1/4) = 1916.9
     assert_eq!(got(1200), Some((2_449, 4, 150)));
     assert_eq!(got(1600), Some((12_649, 4, 75)));
-    assert_eq!(got(1975), Some((632_456, 4, 25)));
+    assert_eq!(got(2025), Some((632_456, 4, 25)));
     assert_eq!(got(1100), Some((1_917, 4, 175)));
-    assert_eq!((got(999), got(2151)), (None, None));
+    assert_eq!((got(999), got(2251)), (None, None));
     assert!(got(1500).is_some()); // UCI_Elo's default
-    let levels: Vec<(u64, usize, i64)> = (1000..=2150).map(|e| got(e).expect("a level")).collect();
+    let levels: Vec<(u64, usize, i64)> = (1000..=2250).map(|e| got(e).expect("a level")).collect();
     for w in levels.windows(2) {
         let ((n, l, m), (next_n, next_l, next_m)) = (w[0], w[1]);
         assert!(

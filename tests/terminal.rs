@@ -728,7 +728,7 @@ fn the_pgn_is_dated_today() {
 fn the_help_names_every_command_and_the_levels_range() {
     let mut r = terminal("0.05");
     let help = say(&mut r, "help");
-    assert!(help.contains("(1000 to 2150; level 1500)"), "{help}");
+    assert!(help.contains("(1000 to 2250; level 1500)"), "{help}");
     let named: Vec<&str> = help.split(|c: char| !c.is_alphanumeric()).collect();
     let commands = "new undo go white black hint resign time clock depth level pace threads \
         analyse analyze board eval flip unicode moves fen setboard pgn save load review quit";

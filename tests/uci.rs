@@ -833,10 +833,10 @@ fn a_level_and_a_search_under_100ms_play_on_one_thread() {
     // 95 ms (85 after the overhead), and a clock whose hard limit is 31 ms: one
     assert_eq!(threads_of(&mut r, "go movetime 95").0.len(), 1);
     assert_eq!(threads_of(&mut r, "go wtime 200 btime 200").0.len(), 1);
-    // level 2150 searches 10,000,000 nodes, seconds: all on one thread, also as the
+    // level 2250 searches 10,000,000 nodes, seconds: all on one thread, also as the
     // process's threads show while it searches
     r.send("setoption name UCI_LimitStrength value true");
-    r.send("setoption name UCI_Elo value 2150");
+    r.send("setoption name UCI_Elo value 2250");
     r.send("go infinite");
     r.line("info depth 4 ", 10.0);
     assert_eq!(thread_count(r.pid()), idle + 1);

@@ -566,16 +566,17 @@ impl Board {
         for (i, &d) in DIRS[..8].iter().enumerate() {
             // the first piece out from the king, and the next
             let s = ray(b, king, d);
-            let t = ray(b, s, d);
+            // the next one, looked for only past an own piece (off the board, b[s & 127] is 0)
+            let t = if b[s & 127] & us > 0 {
+                ray(b, s, d)
+            } else {
+                136
+            };
             let k = b[t & 127] & 7;
             // an own piece, then an enemy slider moving along the line: a queen, a rook on a rank
-            // or file (i < 4), a bishop on a diagonal (t & 127: in range when t is off the board)
-            if s & 0x88 == 0
-                && b[s] & us > 0
-                && t & 0x88 == 0
-                && b[t] & them > 0
-                && (k == 5 || k == [4, 3][i / 4])
-            {
+            // or file (i < 4), a bishop on a diagonal (t & 127: in range when t is off the board;
+            // 136 = 0x88, none)
+            if t & 0x88 == 0 && b[t] & them > 0 && (k == 5 || k == [4, 3][i / 4]) {
                 v.retain(|m| m.from != s || (1..8).any(|i| king + d * i & 255 == m.to));
             }
         }
@@ -926,8 +927,9 @@ pub struct Engine {
     skip: Vec<Move>,
     /// Score of the move that last raised alpha at the root, and the nodes spent on it.
     root: (i32, u64),
-    /// Static evaluations by key, 2^16 slots: (key, score).
-    eval_cache: Vec<(u64, i32)>,
+    /// Static evaluations by key, 2^17 slots (by the key's low bits): the key's upper 48 bits,
+    /// the score in the low 16 (as an i16).
+    eval_cache: Vec<u64>,
     /// Correction history: by pawn structure, by White's and by Black's other pieces, each with
     /// the side to move, how far the static evaluation missed the search's score (in 1/256 cp),
     /// added to the evaluation.
@@ -953,11 +955,11 @@ impl Engine {
 
     /// Empties the hash table and gives it `mb` megabytes; forgets the history (a new game).
     pub fn resize(&mut self, mb: usize) {
-        // the hash table: 2^16 slots to a MB; the evaluation cache and each correction table
-        // 2^16 entries (1 MB; 0.25 MB each): small enough to stay in the cache, and misses cost
-        // little (the evaluation is recomputed; a correction shared by two keys is noise)
+        // the hash table: 2^16 slots to a MB; the evaluation cache 2^17 entries (1 MB), each
+        // correction table 2^16 (0.25 MB): small enough to stay in the cache, and misses cost little (the evaluation is recomputed; a
+        // correction shared by two keys is noise)
         self.tt = Arc::new((0..mb << 16).map(|_| Slot::default()).collect());
-        self.eval_cache = vec![(0, 0); 1 << 16];
+        self.eval_cache = vec![0; 1 << 17];
         self.corr = vec![0; 3 << 16];
         self.history = vec![[0; 128]; 23];
         self.cont = vec![[0; 128]; 15360]; // 1,920 values of `last` (up to 119 * 16 + 14) x 8
@@ -1109,6 +1111,10 @@ impl Engine {
         ply: usize,
         check: bool,
     ) -> i32 {
+        // the hash entry's slot and data (see Slot), read first: a miss in the cache costs time
+        // that the tests below can hide
+        let slot = b.key as usize % self.tt.len();
+        let e = self.tt[slot][1].load(Relaxed);
         self.pv[ply].clear();
         if self.stop.load(Relaxed) {
             return 0; // (counting no node)
@@ -1147,8 +1153,7 @@ impl Engine {
         // check)
         let depth = depth.max(0) + check as i32;
         // pv: an open window; the entry: its data (see Slot); hit: it is this position's
-        let (pv, slot) = (beta - alpha > 1, b.key as usize % self.tt.len());
-        let e = self.tt[slot][1].load(Relaxed);
+        let pv = beta - alpha > 1;
         let (hit, draft, bound) = (
             self.tt[slot][0].load(Relaxed) ^ e == b.key,
             (e >> 16 & 255) as i32,
@@ -1172,14 +1177,15 @@ impl Engine {
         {
             return hs;
         }
-        // the evaluation cache's slot: key, static evaluation
-        let (key, se) = &mut self.eval_cache[b.key as usize & 65535];
-        if *key != b.key {
-            (*key, *se) = (b.key, b.eval()); // not known yet: the evaluation costs more than a probe
+        // the evaluation cache's slot: the key's upper 48 bits, the static evaluation below
+        let c = &mut self.eval_cache[b.key as usize % (1 << 17)];
+        if *c ^ b.key > 65535 {
+            *c = b.key & !65535 | b.eval() as u16 as u64; // another key: the evaluation costs more than a probe
         }
+        let se = *c as i16 as i32;
         // the correction history's slots: in the pawns', White's others', Black's others' tables
         let cs = [0, 1, 2].map(|j| (b.pk[j] ^ b.side as u64) as usize & 65535 | j << 16);
-        let mut eval = *se + cs.iter().map(|&i| self.corr[i]).sum::<i32>() / 256;
+        let mut eval = se + cs.iter().map(|&i| self.corr[i]).sum::<i32>() / 256;
         // improving: better than two plies ago, when this side was last to move
         let improving = (ply > 1 && eval > self.evals[ply - 2]) as i32;
         self.evals[ply] = eval;
@@ -1322,6 +1328,9 @@ impl Engine {
                     }
                     // the child board; calm: the move gives no check
                     let c = b.after(m);
+                    // the child's hash slot, read now: its way from memory overlaps the work up to
+                    // the child's own read (a node spends a tenth of its time waiting for it)
+                    self.tt[c.key as usize % self.tt.len()][1].load(Relaxed);
                     let calm = !c.in_check();
                     // PVS: the first move gets the full window, the others a null window, late
                     // quiet moves also at reduced depth (LMR), less the better their history (not

@@ -77,7 +77,7 @@
 //!   (piece, square) and per right. **Tapered**: the evaluation's middle-game and end-game
 //!   values blended by the material left (PeSTO's tables, a public set of such values).
 //! - **SPSA**: a tuner that nudges all the constants at once by the results of games.
-//! - **`c!(v)`**: a search constant, tunable by SPSA; its name (src/tuning.rs) stands in a
+//! - **`c!(v)`**: a search constant, tunable by SPSA; its name (src/tools/params.rs) stands in a
 //!   comment beside it or a few lines above.
 //!
 //! ## The packed layouts, all in one place
@@ -128,18 +128,32 @@
 // 0x88 arithmetic such as `t + d & 255` leans on Rust's operator precedence on purpose.
 #![allow(clippy::precedence, clippy::type_complexity)]
 
-// `c!(v)`: the search constant v, tunable by SPSA (src/tuning.rs; in a normal build, v itself)
-#[macro_use]
-pub mod tuning;
 // tests of what the file keeps private (src/tests.rs, a child module: it sees all of it)
 #[cfg(test)]
 mod tests;
 
 use std::sync::{
-    atomic::{AtomicBool, AtomicU64, Ordering::Relaxed},
+    atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering::Relaxed},
     Arc,
 };
 use std::{fmt, time::Instant};
+
+/// `c!(v)`: the search constant v, tunable by SPSA. A build with the feature `tune` adds the
+/// offset its interface set at `TUNE[v]` (src/tools/params.rs names each constant; no two
+/// share a value); in any other build the `if` is `if false` and folds away.
+macro_rules! c {
+    ($v:literal) => {
+        $v + if cfg!(feature = "tune") {
+            TUNE[$v].load(Relaxed)
+        } else {
+            0
+        }
+    };
+}
+
+/// A `tune` build's offsets to the search constants, by default value (`c!`); no other build
+/// reads them (nor keeps them: unread, the linker drops them).
+pub static TUNE: [AtomicI32; 1 << 17] = [const { AtomicI32::new(0) }; 1 << 17];
 
 // === Constants ==================================================================================
 // Shared by all sections and by the interfaces.

@@ -2,33 +2,26 @@
 //! UCI GUIs and xboard. This file reads the command line and chooses the mode; README's
 //! "The engine, for students" lists the other files.
 
-use rmax::tuning::{datagen, explain};
 use rmax::{Board, START};
 use std::io::{IsTerminal, Write};
 use std::ops::RangeInclusive;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-/// Prints a line. Output nobody reads any more (the GUI went away) is no reason to panic; the
-/// lock keeps lines printed by the search thread whole.
-macro_rules! say {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
-    }};
-}
-
+#[macro_use] // say!, for every module below
+mod output;
 mod bench;
 mod clock;
+mod eval;
 mod game;
 mod input;
 mod level;
-mod output;
 mod pace;
 mod refusal;
 mod review;
 mod searcher;
 mod terminal;
+mod tools;
 mod uci;
 mod xboard;
 
@@ -48,8 +41,11 @@ fn main() {
         ["perft", depth, fen @ ..] => perft(depth, fen),
         ["bench"] => bench(BENCH_DEPTH),
         ["bench", depth] => bench(depth_argument("bench", depth, 1..=64) as i32),
-        ["eval", fen @ ..] => say!("{}", explain::explain(&board("eval", fen), &rmax::W)),
-        ["datagen", rest @ ..] => datagen::run(rest).unwrap_or_else(|e| fail(&e)),
+        ["eval", fen @ ..] => say!("{}", eval::explain(&board("eval", fen), &rmax::W)),
+        ["datagen", rest @ ..] => tools::datagen::run(rest).unwrap_or_else(|e| fail(&e)),
+        ["tune", rest @ ..] => tools::tune::main(&owned(rest)),
+        ["spsa", rest @ ..] => tools::spsa::main(&owned(rest)),
+        ["calibrate", rest @ ..] => tools::calibrate::main(&owned(rest)),
         ["review", rest @ ..] => review::run(rest),
         ["-h" | "--help" | "help"] => usage(0),
         ["-V" | "--version"] => say!("rmax {VERSION}"),
@@ -59,6 +55,11 @@ fn main() {
             usage(2)
         }
     }
+}
+
+/// A tool's arguments, as it reads them.
+fn owned(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
 }
 
 /// What is wrong with arguments that match no command line.
@@ -120,6 +121,9 @@ usage:
                [--label-nodes N] [--label-depth D]
                [--teacher CMD [--teacher-nodes N] [--teacher-depth D]]
                       self-play positions for tune, with results and search scores
+  rmax tune FILE ...  the Texel tuner of the evaluation (rmax tune without FILE: its usage)
+  rmax spsa ...       the search's constants tuned by games (rmax spsa --help)
+  rmax calibrate ...  a strength level's row against Stockfish (rmax calibrate --help)
   rmax --help, help   this text
   rmax --version      the version"
     );

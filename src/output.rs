@@ -2,6 +2,15 @@
 
 use rmax::{Board, Move, MATE};
 
+/// Prints a line. Output nobody reads any more (the GUI went away, a pipe was closed) is no
+/// reason to panic; the lock keeps lines printed by the search thread whole.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// A score as people and protocols count it: centipawns, or mate in n moves (n < 0: mated).

@@ -2,6 +2,7 @@
 //! rmax thinks on the search thread while input keeps coming (`while_thinking`).
 
 use crate::clock::{plan, Ask, OVERHEAD_MS};
+use crate::eval::explain;
 use crate::game::{colour, letter, line_san, numbered, read_move, read_pgn, san, start_board};
 use crate::game::{Game, Parsed, PgnGame};
 use crate::input::{int, parse_fen, short, split_word, Event, MAX_LINE};
@@ -10,7 +11,6 @@ use crate::output::{diagram, Score, VERSION};
 use crate::pace;
 use crate::review::{review_game, Budget, NODES};
 use crate::searcher::{lock, Searcher, MAX_THREADS};
-use rmax::tuning::explain::explain;
 use rmax::{Board, Info, W};
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};

@@ -2,13 +2,13 @@
 //! clock's `Ask` and the search thread, and a printer of its lines and moves.
 
 use crate::clock::{plan, Ask, OVERHEAD_MS};
+use crate::eval::explain;
 use crate::game::{letter, start_board, Game};
 use crate::input::{int, parse_fen, short, Event, MAX_LINE};
 use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
 use crate::output::{diagram, moves_text, Score, VERSION};
 use crate::pace;
 use crate::searcher::{hashfull, lock, Searcher, HASH_MB, MAX_LINES, MAX_THREADS};
-use rmax::tuning::explain::explain;
 use rmax::{Board, Info, Move, START, W};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -377,13 +377,13 @@ fn numeric(word: &str) -> bool {
     NUMERIC.split(' ').any(|n| n == word)
 }
 
-/// A tune build's search constant (`src/tuning.rs`).
+/// A tune build's search constant (`src/tools/params.rs`).
 #[cfg(feature = "tune")]
 fn set_tunable(name: &str, value: &str) {
     let (shown, given) = (short(name), short(value));
     let bad = format!("{shown} needs a whole number, not '{given}'");
     let set = value.parse().map_err(|_| bad);
-    if let Err(e) = set.and_then(|v| rmax::tuning::set(name, v)) {
+    if let Err(e) = set.and_then(|v| crate::tools::params::set(name, v)) {
         say!("info string error: {e}");
     }
 }
@@ -404,7 +404,7 @@ fn identify() {
         }
     }
     #[cfg(feature = "tune")]
-    for p in rmax::tuning::PARAMS {
+    for p in crate::tools::params::PARAMS {
         let (name, default, min, max) = (p.name, p.default, p.min, p.max);
         say!("option name {name} type spin default {default} min {min} max {max}");
     }

@@ -1,16 +1,17 @@
-//! rmax-calibrate from the command line: a row is one fastchess command (against Stockfish, or
+//! rmax calibrate from the command line: a row is one fastchess command (against Stockfish, or
 //! a chain of rmax's levels below its floor), and bad arguments are refused with exit code 2.
 //! No games are played.
 
 use std::process::Command;
 
-/// Runs rmax-calibrate with stand-in paths: (exit code, standard output, standard error).
+/// Runs rmax calibrate with stand-in paths: (exit code, standard output, standard error).
 fn calibrate(args: &str) -> (Option<i32>, String, String) {
     let paths = "--fastchess /x/fastchess --stockfish /x/sf --rmax /x/rmax";
-    let out = Command::new(env!("CARGO_BIN_EXE_rmax-calibrate"))
+    let out = Command::new(env!("CARGO_BIN_EXE_rmax"))
+        .arg("calibrate")
         .args(format!("{paths} {args}").split_whitespace())
         .output()
-        .expect("rmax-calibrate runs");
+        .expect("rmax calibrate runs");
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     (out.status.code(), text(&out.stdout), text(&out.stderr))
 }
@@ -28,7 +29,7 @@ fn a_row_is_one_fastchess_command() {
     assert_eq!(code, Some(0));
     assert!(
         out.starts_with(
-            "rmax-calibrate: rmax1400 against Stockfish at UCI_Elo 1400, 10+0.1, 80 games"
+            "rmax calibrate: rmax1400 against Stockfish at UCI_Elo 1400, 10+0.1, 80 games"
         ),
         "{out}"
     );
@@ -94,60 +95,8 @@ fn bad_arguments_are_refused_saying_which() {
         let (code, out, err) = calibrate(args);
         assert_eq!(code, Some(2), "{args}: {out}{err}");
         assert!(
-            err.contains(message) && err.contains("usage: rmax-calibrate"),
+            err.contains(message) && err.contains("usage: rmax calibrate"),
             "{args}: {err}"
         );
-    }
-}
-
-/// Moved from src/tuning/calibrate.rs: its inner parts, called as the library has them.
-mod calibrate_inside {
-    use rmax::tuning::calibrate::*;
-
-    /// The README's 1400 row, W35 D4 L41: fastchess printed -26 +/- 75 for it. By hand: score
-    /// (35 + 2) / 80 = 0.4625; a game's variance (35 * 0.5375^2 + 4 * 0.0375^2 + 41 *
-    /// 0.4625^2) / 80 = 0.236094; half-width 1.96 * sqrt(0.236094 / 80) = 0.10648: the score
-    /// is in [0.35602, 0.56898], the Elo in [-102.97, +48.24] around -26.11, +/- 75.6.
-    #[test]
-    fn the_bounds_are_fastchess_wdl_bounds() {
-        let (score, half) = bounds([35, 4, 41]).expect("games");
-        let near = |x: f64, y: f64, eps: f64| (x - y).abs() < eps;
-        assert!(
-            near(score, 0.4625, 1e-12) && near(half, 0.10648, 1e-4),
-            "{score} {half}"
-        );
-        assert!(near(elo_of(score), -26.11, 0.01) && near(elo_of(score - half), -102.97, 0.05));
-        assert!(near(elo_of(score + half), 48.24, 0.05));
-        assert_eq!(bounds([0, 10, 0]), Some((0.5, 0.0)), "all draws: no spread");
-        let (score, half) = bounds([4, 0, 0]).expect("games");
-        let width = elo_text(elo_of(score + half) - elo_of(score - half));
-        assert_eq!((elo_of(score), width), (f64::INFINITY, "n/a".into()));
-        let texts = (
-            elo_text(-26.12),
-            elo_text(f64::NEG_INFINITY),
-            bounds([0; 3]),
-        );
-        assert_eq!(texts, ("-26.1".into(), "-inf".into(), None));
-    }
-
-    #[test]
-    fn the_pgn_gives_the_unfinished_games_and_who_faulted() {
-        let game = |white: &str, black: &str, result: &str, termination: &str| {
-            format!("[Event \"Fastchess Tournament\"]\n[Site \"?\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n\
-                     [Result \"{result}\"]\n[Termination \"{termination}\"]\n\n1. e4 {{+0.30/8 0.102s}} e5 {result}\n\n")
-        };
-        let pgn = [
-            game("rmax1400", "sf1400", "1-0", "normal"),
-            game("sf1400", "rmax1400", "1-0", "time forfeit"),
-            game("rmax1400", "sf1400", "1/2-1/2", "normal"),
-            game("sf1400", "rmax1400", "1-0", "illegal move"),
-            game("sf1400", "rmax1400", "0-1", "abandoned"),
-            game("rmax1400", "sf1400", "*", "unterminated"),
-        ]
-        .concat();
-        let tally = Tally::of(&pgn);
-        assert_eq!(tally.unfinished, 1);
-        let faults = (tally.faults["rmax1400"], tally.faults["sf1400"]);
-        assert_eq!(faults, ([1, 1, 0], [0, 0, 1]));
     }
 }

@@ -299,7 +299,7 @@ const NOT_RUN: [(&str, &str); 10] = [
     ("cutechess-cli ", "another program, not installed here"),
     ("fastchess ", "another program, and minutes of games"),
     (
-        "rmax-calibrate ",
+        "rmax calibrate ",
         "needs fastchess and Stockfish, and hours",
     ),
     ("for i in ", "times Stockfish, another program"),
@@ -307,16 +307,16 @@ const NOT_RUN: [(&str, &str); 10] = [
         "rmax datagen 4000 ",
         "minutes of self-play (datagen is tested in tests/tune.rs)",
     ),
-    ("rmax-tune data.txt ", "needs the data that datagen writes"),
+    ("rmax tune data.txt ", "needs the data that datagen writes"),
     ("rmax datagen 100000 ", "a day of self-play"),
     (
-        "rmax-spsa ",
+        "rmax spsa ",
         "needs fastchess and the tune build, and hours (tested in tests/spsa.rs)",
     ),
 ];
 
 /// Every command of the README runs as printed, where a fresh clone with `cargo install`
-/// has `rmax` and `rmax-tune` on the PATH: here, the crate's binaries, run in a folder with a
+/// has `rmax` and `rmax tune` on the PATH: here, the crate's binaries, run in a folder with a
 /// copy of tests/data (so that what they write lands there).
 #[test]
 fn every_readme_command_runs_as_printed() {
@@ -344,7 +344,7 @@ fn every_readme_command_runs_as_printed() {
             continue;
         }
         assert!(
-            ["rmax ", "printf ", "rmax-tune "]
+            ["rmax ", "printf ", "rmax tune "]
                 .iter()
                 .any(|p| command.starts_with(p)),
             "a README command neither run nor listed in NOT_RUN: {command}"

@@ -1,4 +1,4 @@
-//! rmax-spsa from the command line: a bad name or range is refused with exit code 2 and the
+//! rmax spsa from the command line: a bad name or range is refused with exit code 2 and the
 //! state untouched; a dry run prints the next fastchess command; a missing or wrong engine, a
 //! failing fastchess or a result not of the values planned stops the run with exit code 1 and
 //! the state as it was; and a whole run (a stand-in fastchess that reports a result without
@@ -11,7 +11,8 @@ use std::process::Command;
 
 /// Runs the runner in `dir`: (exit code, standard output, standard error).
 fn spsa(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rmax-spsa"))
+    let out = Command::new(env!("CARGO_BIN_EXE_rmax"))
+        .arg("spsa")
         .args(args)
         .current_dir(dir)
         .output()
@@ -22,9 +23,9 @@ fn spsa(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
 
 /// A fresh directory for one test.
 fn scratch(name: &str) -> Scratch {
-    let dir = std::env::temp_dir().join(format!("rmax-spsa-cli-{}-{name}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("rmax spsa-cli-{}-{name}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(dir.join("src")).expect("a directory");
+    fs::create_dir_all(dir.join("src/tools")).expect("a directory");
     fs::copy(
         concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings.epd"),
         dir.join("openings.epd"),
@@ -132,14 +133,14 @@ fn bad_names_and_ranges_are_refused_with_exit_code_2() {
         assert!(err.contains(message), "{args}: {err}");
     }
     no_state_written(&dir);
-    // a state file that is not one rmax-spsa wrote is refused, and left as it was
+    // a state file that is not one rmax spsa wrote is refused, and left as it was
     let state = "--params RfpMargin --iterations 10 --pairs 1\ndone 2\n";
     fs::write(dir.join("spsa-state.txt"), state).expect("a state");
     for args in [&["--report"][..], &["--dry-run"][..]] {
         let (code, _, err) = spsa(&dir, args);
         assert_eq!(code, Some(2), "{err}");
         assert!(
-            err.contains("the state file spsa-state.txt is not one rmax-spsa wrote"),
+            err.contains("the state file spsa-state.txt is not one rmax spsa wrote"),
             "{err}"
         );
     }
@@ -166,7 +167,7 @@ fn a_dry_run_prints_the_next_command_and_writes_nothing() {
         out
     };
     let out = dry("--dry-run --fastchess fc");
-    let first = "rmax-spsa: RfpMargin,RfpDepth,";
+    let first = "rmax spsa: RfpMargin,RfpDepth,";
     let defaults = "(15 constants), 2000 iterations of 4 game pairs at tc=2+0.02, hash 8 MB; state in spsa-state.txt\n";
     assert!(out.starts_with(first) && out.contains(defaults), "{out}");
     assert!(
@@ -428,7 +429,7 @@ fn a_run_saves_after_every_iteration_resumes_reports_and_applies() {
         out.contains("is complete") && out.contains("AspWindow: 60 -> "),
         "{out}"
     );
-    for file in ["src/lib.rs", "src/tuning.rs"] {
+    for file in ["src/lib.rs", "src/tools/params.rs"] {
         fs::copy(
             Path::new(env!("CARGO_MANIFEST_DIR")).join(file),
             dir.join(file),
@@ -447,7 +448,7 @@ fn a_run_saves_after_every_iteration_resumes_reports_and_applies() {
         .and_then(|v| v.trim_end_matches(')').parse().ok())
         .expect("a new value");
     assert_ne!(new, 25, "{line}");
-    let tuning = fs::read_to_string(dir.join("src/tuning.rs")).expect("tuning.rs");
+    let tuning = fs::read_to_string(dir.join("src/tools/params.rs")).expect("params.rs");
     assert!(
         tuning.contains(&format!("p(\"AspWindow\", {new}, 8, 80")),
         "{line}"
@@ -457,268 +458,4 @@ fn a_run_saves_after_every_iteration_resumes_reports_and_applies() {
         lib.contains(&format!("c!({new})")) && !lib.contains("c!(25)"),
         "{line}"
     );
-}
-
-/// Moved from src/tuning/spsa.rs: its inner parts, called as the library has them.
-mod spsa_inside {
-    use rmax::tuning::spsa::*;
-    use rmax::tuning::tools::{Args, Rng};
-    use rmax::tuning::{param, PARAMS};
-    use std::path::Path;
-
-    fn new_run(line: &str) -> State {
-        let a = Args::read(&words(line), &[words(SETTINGS), words(FLAGS)].concat(), &[]);
-        start(&a.expect("args"), None, Path::new("s.txt")).expect("a run")
-    }
-
-    /// Games of plus against minus whose expected score follows a hidden optimum: a side's Elo
-    /// is -`elo` times its values' squared distances from `optimum`, each in units of its
-    /// range; 40% of the games drawn. The games' randomness is the step's own: runs replay.
-    fn simulated(
-        optimum: &[f64],
-        elo: f64,
-    ) -> impl FnMut(&State, &Step) -> Result<[u32; 3], String> + '_ {
-        move |state, step| {
-            let params = &state.settings.params;
-            let strength = |values: &[i32]| -> f64 {
-                let far = params.iter().zip(values).zip(optimum);
-                let far =
-                    far.map(|((p, &v), o)| ((f64::from(v) - o) / f64::from(p.max - p.min)).powi(2));
-                -elo * far.sum::<f64>()
-            };
-            let plus =
-                1.0 / (1.0 + 10f64.powf((strength(&step.minus) - strength(&step.plus)) / 400.0));
-            let (mut rng, mut wdl) = (Rng(step.srand), [0; 3]);
-            for _ in 0..2 * state.settings.pairs {
-                let (draw, win) = (rng.uniform() < 0.4, rng.uniform() < plus);
-                wdl[if draw {
-                    1
-                } else if win {
-                    0
-                } else {
-                    2
-                }] += 1;
-            }
-            Ok(wdl)
-        }
-    }
-
-    fn no_saving(_: &State, _: [u32; 3]) -> Result<(), String> {
-        Ok(())
-    }
-
-    /// OpenBench's schedule ends at c_end and r_end; at the start, by hand for c_end 8, r_end
-    /// 0.002, N 2000 (A 200): c_0 = 8 * 2000^0.101 = 17.2383; a = 0.128 * 2200^0.602 =
-    /// 13.1628, a_0 = a / 201^0.602 = 0.54054, R_0 = a_0 / c_0^2 = 0.0018190.
-    #[test]
-    fn the_schedule_is_openbench_s() {
-        let near = |(x, y): (f64, f64), (a, b): (f64, f64)| {
-            (x - a).abs() < 1e-4 * a && (y - b).abs() < 1e-4 * b
-        };
-        assert!(near(schedule(8.0, 0.002, 2000, 1999), (8.0, 0.002)));
-        assert!(near(schedule(8.0, 0.002, 2000, 0), (17.2383, 0.0018190)));
-        assert!((8.0..17.0).contains(&schedule(8.0, 0.002, 2000, 999).0));
-        assert_eq!(schedule(0.3, 0.002, 100, 99).0, 0.5, "half a unit at least");
-    }
-
-    /// From starts 80, 6 and 40 units from a hidden optimum, 2000 iterations of 4 simulated
-    /// pairs end within 15% of that distance at r_end 0.01, a third of the way at least at the
-    /// default 0.002. (With the update's sign turned, they go to the ends of their ranges.)
-    #[test]
-    fn spsa_moves_the_values_towards_the_optimum_of_a_quadratic() {
-        let optimum = [100.0, 10.0, 30.0];
-        for (r_end, left) in [(0.01, 0.15), (0.002, 0.67)] {
-            let line =
-                "--params RfpMargin,RfpDepth,AspWindow --set RfpMargin=180,RfpDepth=4,AspWindow=70";
-            let mut state = new_run(&format!("{line} --seed 3 --r-end {r_end}"));
-            tune(&mut state, 2000, simulated(&optimum, 1000.0), no_saving).expect("a run");
-            for ((start, theta), o) in state.values.iter().zip(&optimum) {
-                let (before, after) = ((f64::from(*start) - o).abs(), (theta - o).abs());
-                assert!(
-                    after < left * before,
-                    "r_end {r_end}: {start} -> {theta:.2}, optimum {o}"
-                );
-            }
-            assert_eq!(
-                (state.done, state.games.iter().sum::<u64>()),
-                (2000, 2000 * 8)
-            );
-        }
-    }
-
-    /// Two values 2 c_k apart (rounded with one offset: each under a unit off, right on
-    /// average) within their range; the update moves R c (W - L) towards plus, and draws
-    /// move nothing.
-    #[test]
-    fn a_step_plays_values_c_apart_in_range_and_the_update_follows_plus() {
-        let mut state = new_run("--params RfpMargin,NmpBase --set NmpBase=7 --seed 9");
-        let mut gap = 0.0;
-        for _ in 0..2000 {
-            let step = state.step();
-            assert_eq!(step, state.step(), "a step is drawn from the state alone");
-            for (i, p) in state.settings.params.iter().enumerate() {
-                assert!([step.plus[i], step.minus[i]]
-                    .iter()
-                    .all(|v| (p.min..=p.max).contains(v)));
-            }
-            let (flip, c, _) = step.moves[0];
-            let apart = f64::from(step.plus[0] - step.minus[0]) * flip - 2.0 * c;
-            assert!(apart.abs() < 1.0, "{apart}");
-            (gap, state.rng, state.done) = (gap + apart, step.rng, state.done + 1);
-        }
-        assert!((gap / 2000.0).abs() < 0.05, "{}", gap / 2000.0);
-        let mut state = new_run("--params RfpMargin,NmpBase --set NmpBase=7 --seed 9");
-        let (step, mut drawn) = (state.step(), state.clone());
-        drawn.update(&step, [0, 8, 0]);
-        assert_eq!(drawn.values, state.values);
-        state.update(&step, [5, 1, 2]);
-        let ((flip, c, r), moved) = (
-            step.moves[0],
-            state.values[0].1 - f64::from(state.values[0].0),
-        );
-        assert!(
-            (moved - r * c * 3.0 * flip).abs() < 1e-12 && moved != 0.0,
-            "{moved}"
-        );
-        assert!(
-            state.values[1].1 <= 7.0,
-            "NmpBase at its maximum stays there"
-        );
-        assert_eq!((state.done, state.games), (1, [5, 1, 2]));
-    }
-
-    /// A run stopped after 17 iterations and resumed from its state file's text ends exactly as
-    /// a run of 40 at once; a failed iteration leaves the state as it was.
-    #[test]
-    fn a_resumed_run_is_the_same_run_to_the_last_bit() {
-        let line = "--params RfpMargin,LmrDiv,AspWidenDiv --iterations 40 --pairs 2 --nodes 3000 --seed 11";
-        let optimum = [120.0, 100.0, 30000.0];
-        let (mut whole, mut first) = (new_run(line), new_run(line));
-        tune(&mut whole, 40, simulated(&optimum, 200.0), no_saving).expect("a run");
-        tune(&mut first, 17, simulated(&optimum, 200.0), no_saving).expect("a run");
-        let before = first.clone();
-        assert!(tune(&mut first, 40, |_, _| Err("no result".into()), no_saving).is_err());
-        let full = |_: &State, _| Err("disk full".into());
-        assert!(tune(&mut first, 40, simulated(&optimum, 200.0), full).is_err());
-        assert_eq!(first, before);
-        let mut resumed = State::from_text(&first.to_text()).expect("its own text");
-        assert_eq!(resumed, first, "{}", first.to_text());
-        tune(&mut resumed, 40, simulated(&optimum, 200.0), no_saving).expect("a run");
-        assert_eq!(resumed, whole);
-        assert_ne!(whole.values[0].1, whole.values[0].0.into());
-    }
-
-    /// The report: `start -> now (c!(old) -> c!(new))`, and a shared value refused.
-    #[test]
-    fn the_report_shows_each_value_as_lib_rs_should_hold_it() {
-        let mut state = new_run("--params RfpMargin,RfpDepth,AspWindow --seed 1");
-        let [rfp, depth, asp] =
-            ["RfpMargin", "RfpDepth", "AspWindow"].map(|n| param(n).expect("a name").default);
-        for (value, moved) in state.values.iter_mut().zip([3.4, -0.4, 0.2]) {
-            value.1 += moved;
-        }
-        let text = report(&state, Path::new("s.txt"));
-        for line in [
-            format!(
-                "  RfpMargin: {rfp} -> {}.40 (c!({rfp}) -> c!({}))\n",
-                rfp + 3,
-                rfp + 3
-            ),
-            format!(
-                "  RfpDepth: {depth} -> {}.60 (c!({depth}) unchanged)\n",
-                depth - 1
-            ),
-            format!("  AspWindow: {asp} -> {asp}.20 (c!({asp}) unchanged)\n"),
-            "rmax-spsa --apply --state s.txt".into(),
-        ] {
-            assert!(text.contains(&line), "{line} in {text}");
-        }
-        let nmp = param("NmpDepthDiv").expect("a name").default;
-        state.values[1].1 = f64::from(nmp) + 0.1;
-        let text = report(&state, Path::new("s.txt"));
-        let clash = format!("RfpDepth and NmpDepthDiv would both be {nmp}");
-        assert!(text.contains(&clash) && !text.contains("--apply"), "{text}");
-    }
-
-    /// `c!(v)` values of a source, each once, as tests/tuning.rs reads them.
-    fn marked(src: &str) -> Vec<i32> {
-        let values = src
-            .split("c!(")
-            .skip(1)
-            .filter_map(|r| r.split(')').next()?.trim().parse().ok());
-        let mut values: Vec<i32> = values.collect();
-        values.sort_unstable();
-        values.dedup();
-        values
-    }
-
-    /// A source with each `c!(v)`'s value left out.
-    fn bare(s: &str) -> Vec<&str> {
-        let mut pieces = s.split("c!(");
-        let first = pieces.next().into_iter();
-        first
-            .chain(pieces.map(|p| p.split_once(')').map_or(p, |x| x.1)))
-            .collect()
-    }
-
-    /// Two values trading places and one moved to a free value: lib.rs's marks and tuning.rs's
-    /// three entries change, nothing else.
-    #[test]
-    fn apply_rewrites_a_copy_of_lib_rs_and_tuning_rs() {
-        let (lib, tuning) = (
-            include_str!("../src/lib.rs"),
-            include_str!("../src/tuning.rs"),
-        );
-        let [rfp, asp, depth] =
-            ["RfpMargin", "AspWindow", "RfpDepth"].map(|n| param(n).expect("a name"));
-        let free = (depth.default + 1..)
-            .find(|v| PARAMS.iter().all(|p| p.default != *v))
-            .expect("free");
-        let changes = [(rfp, asp.default), (asp, rfp.default), (depth, free)];
-        let (new_lib, new_tuning) = apply_values(lib, tuning, &changes).expect("applied");
-        for (p, new) in changes {
-            let entry = format!("p(\"{}\", {new}, {}, {}", p.name, p.min, p.max);
-            assert!(new_tuning.contains(&entry), "{}", p.name);
-        }
-        let defaults = PARAMS
-            .iter()
-            .map(|p| p.default)
-            .filter(|&v| v != depth.default);
-        let mut defaults: Vec<i32> = defaults.chain([free]).collect();
-        defaults.sort_unstable();
-        assert_eq!(
-            marked(&new_lib),
-            defaults,
-            "lib.rs's c!(v) against the new defaults"
-        );
-        assert_eq!(bare(&new_lib), bare(lib));
-        let changed = tuning
-            .lines()
-            .zip(new_tuning.lines())
-            .filter(|(a, b)| a != b);
-        assert_eq!(
-            (changed.count(), tuning.lines().count()),
-            (3, new_tuning.lines().count())
-        );
-        let same = (lib.to_string(), tuning.to_string());
-        assert_eq!(apply_values(lib, tuning, &[(rfp, rfp.default)]), Ok(same));
-    }
-
-    /// A shared value, or a value lib.rs does not have, is refused.
-    #[test]
-    fn apply_refuses_a_shared_value_or_one_not_in_lib_rs() {
-        let (lib, tuning) = (
-            include_str!("../src/lib.rs"),
-            include_str!("../src/tuning.rs"),
-        );
-        let [depth, nmp] = ["RfpDepth", "NmpDepthDiv"].map(|n| param(n).expect("a name"));
-        let e = apply_values(lib, tuning, &[(depth, nmp.default)]).expect_err("a clash");
-        let clash = format!("RfpDepth and NmpDepthDiv would both be {}", nmp.default);
-        assert!(e.contains(&clash), "{e}");
-        let free = (depth.default + 1..)
-            .find(|v| PARAMS.iter().all(|p| p.default != *v))
-            .expect("free");
-        let e = apply_values("no marks", tuning, &[(depth, free)]).expect_err("not in lib");
-        assert!(e.contains(&format!("has no c!({})", depth.default)), "{e}");
-    }
 }

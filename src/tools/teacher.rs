@@ -2,7 +2,7 @@
 //! last exact score before `bestmove` (a bound only without one). Its output is read on a
 //! thread of its own, so every wait has a deadline: a program that hangs or dies is an error.
 
-use crate::tuning::tools::shown;
+use super::command::shown;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};

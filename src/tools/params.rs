@@ -1,14 +1,6 @@
-//! The tools (`tuning/`), and the search's tunable constants: `c!(v)` in `src/lib.rs` is `v`, or
-//! in a build with the feature `tune` a UCI option named in `PARAMS` (README, Tuning the search).
-
-pub mod calibrate;
-pub mod datagen;
-pub mod explain;
-pub mod features;
-pub mod spsa;
-pub mod teacher;
-pub mod tools;
-pub mod tune;
+//! The search's tunable constants: `c!(v)` in `src/lib.rs` is `v`, or in a build with the
+//! feature `tune` `v` plus the offset `set` stores at `rmax::TUNE[v]`, a UCI option named here
+//! (README, Tuning the search; `rmax spsa` tunes them).
 
 /// A tunable constant: its UCI option's name, lib.rs's value, its range, SPSA's last step.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -30,7 +22,7 @@ const fn p(name: &'static str, default: i32, min: i32, max: i32, c_end: f64) -> 
     }
 }
 
-/// The tunable constants, each default unique: `c!(v)` finds its entry by `v`.
+/// The tunable constants, each default unique: `c!(v)` is the entry whose default is `v`.
 pub const PARAMS: [Param; 15] = [
     p("RfpMargin", 71, 20, 200, 8.0), // reverse futility: cp per ply of depth
     p("RfpDepth", 8, 3, 14, 0.6),     // reverse futility below this depth
@@ -49,43 +41,9 @@ pub const PARAMS: [Param; 15] = [
     p("FutilityPerDepth", 100, 40, 250, 8.0), // futility: the margin per ply
 ];
 
-/// The index in PARAMS of lib.rs's constant `v` (none: a tune build fails).
-pub const fn index(v: i32) -> usize {
-    let mut i = 0;
-    while PARAMS[i].default != v {
-        i += 1;
-    }
-    i
-}
-
 /// The PARAMS entry named `name`, in any case.
 pub fn param(name: &str) -> Option<&'static Param> {
     PARAMS.iter().find(|p| p.name.eq_ignore_ascii_case(name))
-}
-
-#[cfg(not(feature = "tune"))]
-macro_rules! c {
-    ($v:literal) => {
-        $v
-    };
-}
-
-#[cfg(feature = "tune")]
-macro_rules! c {
-    ($v:literal) => {{
-        const I: usize = $crate::tuning::index($v);
-        $crate::tuning::get(I)
-    }};
-}
-
-/// Each constant's value in a tune build, less its default.
-#[cfg(feature = "tune")]
-static VALUES: [std::sync::atomic::AtomicI32; PARAMS.len()] =
-    [const { std::sync::atomic::AtomicI32::new(0) }; PARAMS.len()];
-
-#[cfg(feature = "tune")]
-pub fn get(i: usize) -> i32 {
-    PARAMS[i].default + VALUES[i].load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Sets the constant `name` (a tune build's UCI option) within its range.
@@ -98,7 +56,10 @@ pub fn set(name: &str, value: i64) -> Result<(), String> {
             p.name, p.min, p.max
         ));
     }
-    let delta = value as i32 - p.default;
-    VALUES[index(p.default)].store(delta, std::sync::atomic::Ordering::Relaxed);
+    let slot = &rmax::TUNE[p.default as usize];
+    slot.store(
+        value as i32 - p.default,
+        std::sync::atomic::Ordering::Relaxed,
+    );
     Ok(())
 }

@@ -1,10 +1,10 @@
-//! `rmax datagen`: self-play positions for `rmax-tune` (README, Tuning the evaluation). Game n
+//! `rmax datagen`: self-play positions for `rmax tune` (README, Tuning the evaluation). Game n
 //! comes from the seed and n alone, each search has a node limit and each game an empty hash
 //! table: a seed gives the same games and labels (with threads, in another order).
 
+use super::command::{duration, number, Args, Rng};
 use super::teacher::Teacher;
-use crate::tuning::tools::{duration, number, Args, Rng};
-use crate::{Board, Engine, Limits, START};
+use rmax::{Board, Engine, Limits, START};
 use std::fs::File;
 use std::io::Write;
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering::Relaxed};

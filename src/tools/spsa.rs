@@ -1,9 +1,9 @@
-//! `rmax-spsa`: tunes the search's constants (`rmax::tuning::PARAMS`) by games, with fastchess
+//! `rmax spsa`: tunes the search's constants (`tools::params::PARAMS`) by games, with fastchess
 //! and the tune build (README, Tuning the search), by OpenBench's SPSA (see `schedule`).
 
-use crate::tuning::tools::{clock_seed, duration, fastchess_games, number, on_path, output_of};
-use crate::tuning::tools::{shell_line, shown, valid_tc, Args, Rng};
-use crate::tuning::{param, Param, PARAMS};
+use super::command::{clock_seed, duration, fastchess_games, number, on_path, output_of};
+use super::command::{shell_line, shown, valid_tc, Args, Rng};
+use super::params::{param, Param, PARAMS};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,7 +14,7 @@ pub const GAMMA: f64 = 0.101;
 pub const TUNE_ENGINE: &str = "target/tune/release/rmax";
 pub const TUNE_BUILD: &str = "cargo build --release --features tune --target-dir target/tune";
 
-pub const USAGE: &str = "usage: rmax-spsa [options] (-h: this text; README: Tuning the search).
+pub const USAGE: &str = "usage: rmax spsa [options] (-h: this text; README: Tuning the search).
 The same command resumes a run, with its state file's settings (others: another --state).
   --params A,B,...    the constants to tune (default: all of PARAMS)
   --set A=v,B=w       start values other than lib.rs's (a new run only)
@@ -42,15 +42,14 @@ pub fn words(s: &str) -> Vec<&str> {
     s.split(' ').collect()
 }
 
-pub fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+pub fn main(args: &[String]) {
     if args.iter().any(|a| a == "-h" || a == "--help") {
-        return println!("{USAGE}");
+        return say!("{USAGE}");
     }
     // exit code 2: bad arguments or input; 1: a failed run
-    if let Err((code, e)) = run(&args) {
-        let help = ["", "", "\n(rmax-spsa --help for the options)"][code as usize];
-        eprintln!("rmax-spsa: {e}{help}");
+    if let Err((code, e)) = run(args) {
+        let help = ["", "", "\n(rmax spsa --help for the options)"][code as usize];
+        eprintln!("rmax spsa: {e}{help}");
         std::process::exit(code);
     }
 }
@@ -140,7 +139,7 @@ pub fn names<'a>(
             .map_or((item, None), |(n, v)| (n, Some(v)));
         let known = PARAMS.map(|p| p.name).join(", ");
         let unknown = format!(
-            "unknown parameter '{}' in {flag} (src/tuning.rs has: {known})",
+            "unknown parameter '{}' in {flag} (src/tools/params.rs has: {known})",
             shown(name)
         );
         let p = param(name).ok_or(unknown)?;
@@ -255,7 +254,7 @@ impl State {
         let [w, d, l] = self.games;
         let (settings, done, rng) = (self.settings.line(), self.done, self.rng.0);
         let mut text = format!(
-            "# rmax-spsa's state, rewritten after every iteration\n{settings}\ndone {done} rng \
+            "# rmax spsa's state, rewritten after every iteration\n{settings}\ndone {done} rng \
              {rng} games {w} {d} {l}\n"
         );
         for (p, (start, theta)) in self.settings.params.iter().zip(&self.values) {
@@ -384,7 +383,7 @@ impl Player {
     /// The engine (built first with --build), fastchess and the openings are there.
     pub fn check(&self, build: bool, s: &Settings) -> Result<(), String> {
         if build {
-            println!("rmax-spsa: {TUNE_BUILD}");
+            say!("rmax spsa: {TUNE_BUILD}");
             let cargo = std::process::Command::new("cargo")
                 .args(&words(TUNE_BUILD)[1..])
                 .status();
@@ -457,7 +456,7 @@ pub fn clashes(changes: &[(&Param, i32)]) -> Result<(), String> {
     match found.is_empty() {
         true => Ok(()),
         false => Err(format!(
-            "{}; each c!(v) needs its own value (src/tuning.rs finds a constant by it): move one \
+            "{}; each c!(v) needs its own value (c!(v) finds its offset by it): move one \
              of each pair by 1 by hand",
             found.join(", ")
         )),
@@ -481,13 +480,13 @@ pub fn report(state: &State, file: &Path) -> String {
     let file = file.display();
     text + &match clashes(&rounded(state)) {
         Ok(()) => format!(
-            "To write them into src/lib.rs and src/tuning.rs: rmax-spsa --apply --state {file}\n"
+            "To write them into src/lib.rs and src/tools/params.rs: rmax spsa --apply --state {file}\n"
         ),
         Err(e) => format!("Not to be applied as they are: {e}.\n"),
     }
 }
 
-/// src/lib.rs and src/tuning.rs with `c!(old)` and the entry's default `new`; all or nothing.
+/// src/lib.rs and src/tools/params.rs with `c!(old)` and the entry's default `new`; all or nothing.
 pub fn apply_values(
     lib: &str,
     tuning: &str,
@@ -502,7 +501,9 @@ pub fn apply_values(
     for (p, new) in &changes {
         let entry = format!("p(\"{}\", {},", p.name, p.default);
         if !tuning.contains(&entry) {
-            let e = format!("src/tuning.rs has no {entry} (rebuild rmax-spsa from these sources)");
+            let e = format!(
+                "src/tools/params.rs has no {entry} (rebuild rmax spsa from these sources)"
+            );
             return Err(e);
         }
         tuning = tuning.replacen(&entry, &format!("p(\"{}\", {new},", p.name), 1);
@@ -523,16 +524,16 @@ pub fn apply_values(
     }
     match changes.iter().find(|(p, _)| !seen.contains(&p.default)) {
         Some((p, _)) => Err(format!(
-            "src/lib.rs has no c!({}) (src/tuning.rs has): not applied",
+            "src/lib.rs has no c!({}) (src/tools/params.rs has): not applied",
             p.default
         )),
         None => Ok((new_lib, tuning)),
     }
 }
 
-/// `--apply`: the run's values into src/lib.rs and src/tuning.rs of the crate's root here.
+/// `--apply`: the run's values into src/lib.rs and src/tools/params.rs of the crate's root here.
 pub fn apply(state: &State) -> Result<(), String> {
-    let (lib, tuning) = ("src/lib.rs", "src/tuning.rs");
+    let (lib, tuning) = ("src/lib.rs", "src/tools/params.rs");
     let read = |path| {
         let e = |e| format!("cannot read {path} ({e}): run --apply in the crate's root");
         fs::read_to_string(path).map_err(e)
@@ -540,10 +541,10 @@ pub fn apply(state: &State) -> Result<(), String> {
     let (new_lib, new_tuning) = apply_values(&read(lib)?, &read(tuning)?, &rounded(state))?;
     fs::write(lib, new_lib)
         .and_then(|()| fs::write(tuning, new_tuning))
-        .map_err(|e| format!("cannot write src/lib.rs or src/tuning.rs: {e}"))?;
-    println!(
-        "rmax-spsa: applied to src/lib.rs and src/tuning.rs. Now `cargo fmt`, `cargo test \
-         --release --test tuning`, rebuild, and verify with a match (the README's SPSA section)."
+        .map_err(|e| format!("cannot write src/lib.rs or src/tools/params.rs: {e}"))?;
+    say!(
+        "rmax spsa: applied to src/lib.rs and src/tools/params.rs. Now `cargo fmt`, `cargo test \
+         --release --test tools`, rebuild, and verify with a match (the README's SPSA section)."
     );
     Ok(())
 }
@@ -554,7 +555,7 @@ pub fn load(path: &Path) -> Result<Option<State>, String> {
     match fs::read_to_string(path) {
         Ok(text) => State::from_text(&text)
             .map(Some)
-            .ok_or(format!("the state file {file} is not one rmax-spsa wrote")),
+            .ok_or(format!("the state file {file} is not one rmax spsa wrote")),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(format!("cannot read {file}: {e}")),
     }
@@ -625,7 +626,7 @@ pub fn play_all(player: &Player, state: &mut State) -> Result<(), String> {
         let each = started.elapsed().as_secs_f64() / f64::from(state.done - first);
         let left = duration(each * f64::from(until - state.done));
         let (done, values) = (state.done, values.join("  "));
-        println!("{done}/{until}  W {w} D {d} L {l}  {values}  [{each:.1} s each, {left} left]");
+        say!("{done}/{until}  W {w} D {d} L {l}  {values}  [{each:.1} s each, {left} left]");
         Ok(())
     };
     tune(state, until, |state, step| player.play(state, step), after)
@@ -659,7 +660,7 @@ pub fn run(args: &[String]) -> Result<(), (i32, String)> {
     if a.has("--report") || a.has("--apply") {
         let none = format!("no state file at {shown}: nothing to report (--state names it)");
         let state = saved.ok_or(usage(none))?;
-        print!("{}", report(&state, file));
+        say!("{}", report(&state, file).trim_end());
         return match a.has("--apply") {
             true => apply(&state).map_err(failed),
             false => Ok(()),
@@ -668,8 +669,8 @@ pub fn run(args: &[String]) -> Result<(), (i32, String)> {
     let mut state = start(&a, saved, file).map_err(usage)?;
     let s = &state.settings;
     if state.done >= s.iterations {
-        println!(
-            "rmax-spsa: the run in {shown} is complete (a longer one is a new run: its schedule \
+        say!(
+            "rmax spsa: the run in {shown} is complete (a longer one is a new run: its schedule \
              depends on its length; --set starts it from these values)"
         );
     } else {
@@ -680,18 +681,18 @@ pub fn run(args: &[String]) -> Result<(), (i32, String)> {
         let iterations = count(s.iterations, "iteration");
         let pairs = count(s.pairs, "game pair");
         let (limit, hash) = (&s.limit, s.hash);
-        println!(
-            "rmax-spsa: {} ({constants}), {iterations} of {pairs} at {limit}, hash {hash} MB; \
+        say!(
+            "rmax spsa: {} ({constants}), {iterations} of {pairs} at {limit}, hash {hash} MB; \
              state in {shown}{resuming}",
             names.join(",")
         );
-        println!("{}", shell_line(&player.command(&state, &state.step())));
+        say!("{}", shell_line(&player.command(&state, &state.step())));
         if a.has("--dry-run") {
             return Ok(());
         }
         player.check(a.has("--build"), s).map_err(failed)?;
         play_all(&player, &mut state).map_err(failed)?;
     }
-    print!("{}", report(&state, file));
+    say!("{}", report(&state, file).trim_end());
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! features with an mg and an eg weight: +1 per White, -1 per Black piece (material, a piece on a
 //! square), or term i of `W` (`Board::terms` with weight i alone at 1: it is linear).
 
-use crate::{Board, PHASE, TABLES, VALUE, W};
+use rmax::{Board, PHASE, TABLES, VALUE, W};
 use std::ops::Range;
 
 /// Material: White's minus Black's pieces of each kind, P N B R Q K.

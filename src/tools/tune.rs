@@ -1,18 +1,18 @@
-//! `rmax-tune`: the Texel tuner of the evaluation (README, Tuning the evaluation), its model
+//! `rmax tune`: the Texel tuner of the evaluation (README, Tuning the evaluation), its model
 //! `features.rs`; the gradient holds each position's end-game scale constant.
 
-use crate::tuning::features::{
+use super::command::{number, Args};
+use super::features::{
     lib_weights, line, Position, FEATURES, FULL_PHASE, MATERIAL, PST, TERMS, W_LINES,
 };
-use crate::tuning::tools::{number, Args};
-use crate::{Board, W};
+use rmax::{Board, W};
 use std::io::Write;
 use std::time::Instant;
 
 pub const USAGE: &str =
-    "usage: rmax-tune FILE [--lambda L] [--tables] [--keep-values] [--drop G,G|all] \
+    "usage: rmax tune FILE [--lambda L] [--tables] [--keep-values] [--drop G,G|all] \
     [--epochs N] [--lr X] [--reg X] [--holdout PERCENT] [--limit N] [--threads T] [--report N] \
-    [--dump N]\n       rmax-tune --check FILE [--perturb]";
+    [--dump N]\n       rmax tune --check FILE [--perturb]";
 
 /// The weight on the scores when every position has one and --lambda is not given (else 0).
 pub const LAMBDA_ALL_SCORED: f64 = 0.5;
@@ -58,7 +58,7 @@ pub struct Options {
 }
 
 pub fn fail(msg: &str) -> ! {
-    eprintln!("rmax-tune: {msg}");
+    eprintln!("rmax tune: {msg}");
     std::process::exit(2)
 }
 
@@ -154,11 +154,11 @@ pub fn check(path: &str, perturb: bool) {
         if model != lib || b.terms(&[0; W.len()]) != 0 {
             mismatches += 1;
             if mismatches <= 5 {
-                println!("mismatch: {fen}: tuner {model}, Board::eval {lib} (White's view)");
+                say!("mismatch: {fen}: tuner {model}, Board::eval {lib} (White's view)");
             }
         }
     }
-    println!("{checked} positions checked, {mismatches} mismatches");
+    say!("{checked} positions checked, {mismatches} mismatches");
     if mismatches > 0 || checked == 0 {
         std::process::exit(1);
     }
@@ -195,10 +195,10 @@ pub fn load(path: &str, limit: usize, threads: usize) -> Vec<Sample> {
     let all = parallel(lines.len(), threads, read, both);
     let (good, skipped): (Vec<_>, Vec<_>) = all.into_iter().partition(Result::is_ok);
     for line in skipped.iter().filter_map(|s| s.as_ref().err()).take(5) {
-        eprintln!("rmax-tune: skipped (no FEN and result): {line}");
+        eprintln!("rmax tune: skipped (no FEN and result): {line}");
     }
     if !skipped.is_empty() {
-        eprintln!("rmax-tune: {} lines skipped", skipped.len());
+        eprintln!("rmax tune: {} lines skipped", skipped.len());
     }
     good.into_iter().filter_map(Result::ok).collect()
 }
@@ -324,17 +324,16 @@ pub fn print_weights(q: &[[i32; 2]]) -> String {
     text + "];"
 }
 
-pub fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match &args[..] {
+pub fn main(args: &[String]) {
+    match args {
         [flag, file] if flag == "--check" => return check(file, false),
         [flag, file, p] if flag == "--check" && p == "--perturb" => return check(file, true),
         _ => {}
     }
-    let o = options(&args).unwrap_or_else(|e| fail(&e));
+    let o = options(args).unwrap_or_else(|e| fail(&e));
     let mut start: Vec<[f64; 2]> = lib_weights().iter().map(|x| x.map(f64::from)).collect();
     for &l in &o.drop {
-        println!("dropped: {} (held at 0)", W_LINES[l].1);
+        say!("dropped: {} (held at 0)", W_LINES[l].1);
         start[line(l)].fill([0.0; 2]);
     }
     let (d, valid, k) = prepare(&o, &start);
@@ -343,12 +342,12 @@ pub fn main() {
         e.map_or(String::new(), |e| format!(", held out {e:.6}"))
     };
     let start_error = gradient(&d, &start, k, o.threads).0;
-    println!("lib.rs's weights: error {start_error:.6}{}", held(&start));
+    say!("lib.rs's weights: error {start_error:.6}{}", held(&start));
     let clock = Instant::now();
     let (best, best_epoch) = fit(&o, &d, &valid, k, &start);
     let (q, clamped) = quantize(&best, o.tables);
     let printed: Vec<[f64; 2]> = q.iter().map(|x| x.map(f64::from)).collect();
-    println!(
+    say!(
         "done: {} epochs in {:.1} s; K = {k:.4}, lambda = {}; the weights of epoch {best_epoch} \
          (best on the held-out games): error {start_error:.6} -> {:.6} ({:.6} with the \
          printed weights{}); {} table entries clamped",
@@ -362,9 +361,9 @@ pub fn main() {
     );
     if !clamped.is_empty() {
         let clamped = clamped.join(", ");
-        println!("clamped (wanted, from the table's mean): {clamped}");
+        say!("clamped (wanted, from the table's mean): {clamped}");
     }
-    println!("{}", print_weights(&q));
+    say!("{}", print_weights(&q));
 }
 
 /// The positions to tune on and the held-out ones (the file's last), their targets, and K.
@@ -378,7 +377,7 @@ pub fn prepare(o: &Options, start: &[[f64; 2]]) -> (Vec<Sample>, Vec<Sample>, f6
     let total = d.len() + valid.len();
     let scored = d.iter().chain(&valid).filter(|s| s.score.is_some()).count();
     let features = d.iter().map(|s| s.position.features.len()).sum::<usize>();
-    println!(
+    say!(
         "{total} positions ({} to tune on, {} held out), {scored} with a score, {:.1} features \
          a position, loaded in {:.1} s",
         d.len(),
@@ -394,15 +393,13 @@ pub fn prepare(o: &Options, start: &[[f64; 2]]) -> (Vec<Sample>, Vec<Sample>, f6
     };
     set_targets(&mut d, ks, lambda);
     set_targets(&mut valid, ks, lambda);
-    println!(
-        "K = {k:.4} (lib.rs's piece values and tables without the terms, fitted to the results)"
-    );
+    say!("K = {k:.4} (lib.rs's piece values and tables without the terms, fitted to the results)");
     if scored > 0 {
-        println!("Ks = {ks:.4} (the scores, fitted to the results)");
+        say!("Ks = {ks:.4} (the scores, fitted to the results)");
     }
     let alone = ["", "; the result alone where there is no score"]
         [(scored < total && lambda > 0.0) as usize];
-    println!(
+    say!(
         "lambda = {lambda} ({why}): target = lambda * sigmoid(Ks * score / 400) + (1 - lambda) \
          * result{alone}"
     );
@@ -411,7 +408,7 @@ pub fn prepare(o: &Options, start: &[[f64; 2]]) -> (Vec<Sample>, Vec<Sample>, f6
         " (the tables stay: --tables fits them too)",
         " and the tables (--tables)",
     ];
-    println!("fitting {values}the terms{}", tables[o.tables as usize]);
+    say!("fitting {values}the terms{}", tables[o.tables as usize]);
     (d, valid, k)
 }
 
@@ -475,12 +472,12 @@ pub fn fit(
                 held = format!(" held out {e:.6}");
             }
             let each = secs / epoch as f64;
-            println!("epoch {epoch} error {err:.6}{held} time {secs:.1} s ({each:.3} s an epoch)");
+            say!("epoch {epoch} error {err:.6}{held} time {secs:.1} s ({each:.3} s an epoch)");
         }
         if epoch % o.dump == 0 && epoch < o.epochs {
             let (q, clamped) = quantize(&w, o.tables);
             let (n, weights) = (clamped.len(), print_weights(&q));
-            println!("weights after epoch {epoch} ({n} table entries clamped):\n{weights}");
+            say!("weights after epoch {epoch} ({n} table entries clamped):\n{weights}");
         }
         let _ = std::io::stdout().flush();
     }

@@ -1,9 +1,9 @@
 //! `eval`'s table: `Board::eval` taken apart, a row per group of features (README, The engine).
 
-use crate::tuning::features::{
+use crate::tools::features::{
     lib_weights, line, unpack, Position, FULL_PHASE, PST, TERMS, W_LINES,
 };
-use crate::Board;
+use rmax::Board;
 use std::fmt;
 
 /// A position's evaluation by parts, centipawns from White's view.

@@ -1,7 +1,7 @@
-//! `rmax-calibrate`: plays one row of the strength levels' table with fastchess (README,
+//! `rmax calibrate`: plays one row of the strength levels' table with fastchess (README,
 //! Strength levels); the faults (time losses, illegal moves, crashes or stalls) from its PGN.
 
-use crate::tuning::tools::{
+use super::command::{
     clock_seed, fastchess_games, on_path, output_of, shell_line, shown, valid_tc, Args,
 };
 use std::collections::BTreeMap;
@@ -13,7 +13,7 @@ pub const SF_ELO: (i64, i64) = (1320, 3190);
 /// The normal quantile of a two-sided 95% interval, as fastchess has it.
 pub const Z95: f64 = 1.959963984540054;
 
-pub const USAGE: &str = "usage: rmax-calibrate --elo N|full [options] (README: Strength levels)
+pub const USAGE: &str = "usage: rmax calibrate --elo N|full [options] (README: Strength levels)
   --elo N|full        rmax's level (UCI_Elo N), or full strength
   --sf-elo M          against Stockfish at UCI_Elo M (default: N; 1320 to 3190)
   --vs-level M        against rmax at level M instead (below Stockfish's floor)
@@ -28,14 +28,13 @@ pub const USAGE: &str = "usage: rmax-calibrate --elo N|full [options] (README: S
   --rmax PATH         (default: the rmax built next to this program, or on PATH)
   --dry-run           print the fastchess command and stop";
 
-pub fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+pub fn main(args: &[String]) {
     if args.iter().any(|a| a == "-h" || a == "--help") {
-        return println!("{USAGE}");
+        return say!("{USAGE}");
     }
-    let plan = Plan::read(&args).map_err(|e| (2, format!("{e}\n\n{USAGE}")));
+    let plan = Plan::read(args).map_err(|e| (2, format!("{e}\n\n{USAGE}")));
     if let Err((code, e)) = plan.and_then(|plan| plan.run().map_err(|e| (1, e))) {
-        eprintln!("rmax-calibrate: {e}");
+        eprintln!("rmax calibrate: {e}");
         std::process::exit(code);
     }
 }
@@ -178,11 +177,11 @@ impl Plan {
             Player::Rmax(None) => "rmax at full strength".into(),
         };
         let (me, tc, games) = (self.me.name(), &self.tc, self.games);
-        println!(
-            "rmax-calibrate: {me} against {opponent}, {tc}, {games} games, concurrency {}",
+        say!(
+            "rmax calibrate: {me} against {opponent}, {tc}, {games} games, concurrency {}",
             self.concurrency
         );
-        println!("{}", shell_line(&command));
+        say!("{}", shell_line(&command));
         if self.dry_run {
             return Ok(());
         }
@@ -210,12 +209,10 @@ impl Plan {
         let [_, w, d, l] = games.map_err(|e| format!("{e} (fastchess ended with {status})"))?;
         let pgn = std::fs::read_to_string(&self.pgn)
             .map_err(|e| format!("cannot read the games from {}: {e}", self.pgn))?;
-        print!(
-            "\n{}",
-            self.report([w, d, l], &Tally::of(&pgn), bench.as_deref())
-        );
+        let report = self.report([w, d, l], &Tally::of(&pgn), bench.as_deref());
+        say!("\n{}", report.trim_end());
         for w in warnings {
-            println!("fastchess warned: {w}");
+            say!("fastchess warned: {w}");
         }
         let _ = std::io::stdout().flush();
         let failed = format!("fastchess ended with {status}");

@@ -1,4 +1,4 @@
-//! What rmax's tools share (`rmax datagen`, `rmax-tune`, `rmax-spsa`, `rmax-calibrate`).
+//! What rmax's tools share (`rmax datagen`, `rmax tune`, `rmax spsa`, `rmax calibrate`).
 
 use std::collections::BTreeMap;
 use std::fmt::Display;
@@ -76,7 +76,7 @@ pub fn shown(word: &str) -> String {
         .collect()
 }
 
-/// splitmix64: small, and its whole state one number (`rmax-spsa` keeps it in its state file).
+/// splitmix64: small, and its whole state one number (`rmax spsa` keeps it in its state file).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rng(pub u64);
 
@@ -189,7 +189,7 @@ pub fn output_of(
     for line in BufReader::new(out).split(b'\n').map_while(Result::ok) {
         let line = String::from_utf8_lossy(&line);
         if echo {
-            println!("{line}");
+            say!("{line}");
         }
         text += &format!("{line}\n");
     }

@@ -1,3 +1,0 @@
-fn main() {
-    rmax::tuning::tune::main()
-}

@@ -1,7 +1,8 @@
 //! The game record every front end shares: positions, repetitions, how a game ends (in the
-//! words all of them print), colours, moves in SAN read and written, and PGN.
+//! words all of them print), moves in SAN read and written, and PGN.
 
 use crate::input::{clean, parse_fen, short};
+use crate::output::colour;
 use rmax::{square_name, Board, Move, LETTERS, START};
 use std::iter::Peekable;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -16,8 +17,18 @@ pub fn letter(piece: u8) -> char {
     letter.map_or('?', |&c| c as char)
 }
 
-pub fn colour(side: u8) -> &'static str {
-    ["White", "Black"][usize::from(side != 8)]
+/// How the rules end a game at `board`, `earlier` the keys of the positions before it: mate
+/// (the winner's colour), stalemate, threefold repetition, fifty moves, too little material.
+pub fn end_of(board: &Board, earlier: &[u64]) -> Option<End> {
+    // (the key covers the side to move, castling and e.p. rights, as the rule wants)
+    let repeated = earlier.iter().filter(|&&k| k == board.key).count() >= 2;
+    match () {
+        _ if board.gen(false).is_empty() && board.in_check() => Some(End::Mate(board.side ^ 24)),
+        _ if board.gen(false).is_empty() => Some(End::Stalemate),
+        _ if repeated => Some(End::Repetition),
+        _ if board.half >= 100 => Some(End::Fifty),
+        _ => board.insufficient().then_some(End::Material),
+    }
 }
 
 /// A game: its first position and the moves since, with the position after each.
@@ -107,18 +118,8 @@ impl Game {
     }
 
     pub fn end(&self) -> Option<End> {
-        let board = self.board();
-        let repeated = self.positions().filter(|b| b.key == board.key).count() >= 3;
-        let side = board.side ^ 24;
-        match self.resigned {
-            Some(side) => Some(End::Resignation(side)),
-            None if board.gen(false).is_empty() && board.in_check() => Some(End::Mate(side)),
-            None if board.gen(false).is_empty() => Some(End::Stalemate),
-            // (the key covers the side to move, castling and e.p. rights, as the rule wants)
-            None if repeated => Some(End::Repetition),
-            None if board.half >= 100 => Some(End::Fifty),
-            None => board.insufficient().then_some(End::Material),
-        }
+        let resigned = self.resigned.map(End::Resignation);
+        resigned.or_else(|| end_of(self.board(), &self.keys()))
     }
 
     /// The last move with its number, e.g. `12... Nf6`.
@@ -203,7 +204,7 @@ fn wrap(units: &[String], width: usize) -> String {
     text + &line
 }
 
-fn tag_value<'a>(tags: &'a [(String, String)], name: &str) -> Option<&'a str> {
+pub fn tag_value<'a>(tags: &'a [(String, String)], name: &str) -> Option<&'a str> {
     let found = tags.iter().find(|(k, _)| k == name);
     found.map(|(_, v)| v.as_str())
 }
@@ -300,6 +301,22 @@ fn word_token(word: &str) -> Option<Token> {
     let glyph = rest.chars().all(|c| c == '!' || c == '?');
     let skipped = glyph || rest.starts_with('$') || matches!(rest, "e.p." | "ep");
     (!skipped).then(|| Token::Word(rest.to_string()))
+}
+
+/// The tags of each game of a PGN text, its moves unread (the games a tournament wrote).
+pub fn read_tags(text: &str) -> Vec<Vec<(String, String)>> {
+    let (mut games, mut in_tags) = (Vec::<Vec<_>>::new(), false);
+    for token in tokens(text) {
+        let tag = matches!(token, Token::Tag(..));
+        if let Token::Tag(k, v) = token {
+            if !in_tags {
+                games.push(vec![]); // a game's first tag
+            }
+            games.last_mut().expect("a game begun").push((k, v));
+        }
+        in_tags = tag;
+    }
+    games
 }
 
 /// Reads the games of a PGN text: `strict` (a review) every game, errors naming the game; else

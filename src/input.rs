@@ -1,7 +1,7 @@
 //! What comes in: standard input, read on a thread of its own so that `stop`, `isready`, `?`
 //! and Enter are obeyed while the engine thinks, and the parsing shared by the front ends.
 
-use crate::game::colour;
+use crate::output::colour;
 use rmax::Board;
 use std::io::BufRead;
 use std::sync::mpsc::{channel, Receiver, Sender};

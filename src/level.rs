@@ -1,14 +1,9 @@
-//! Strength levels (UCI's `UCI_Elo`, the terminal's `level`; README, "Strength levels"):
-//! `Level::play` wraps a search.
+//! Strength levels (UCI's `UCI_Elo`, the terminal's `level`; README, "Strength levels"): what
+//! a level searches and which of its lines it plays (`searcher.rs`'s `play_level` runs it, and
+//! waits as `pace.rs` says).
 
-use crate::pace;
-use crate::searcher::{lock, think, wait_until, Found};
-use rmax::{Board, Engine, Info, Limits, Move, MATE};
-use std::collections::hash_map::RandomState;
-use std::hash::{BuildHasher, Hasher};
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use crate::output::mating;
+use rmax::{Board, Info};
 
 /// README's table (Elo, nodes a move, lines, margin in cp), interpolated between rows. 1000
 /// had 1,000 nodes until bench 212731: too few to complete depth 2 with four lines.
@@ -82,7 +77,7 @@ impl Level {
         let Some(best) = lines.iter().map(|l| l.score).max() else {
             return 0;
         };
-        let margin = i64::from(self.margin) * i64::from(best <= MATE - 999);
+        let margin = i64::from(self.margin) * i64::from(!mating(best));
         let alone_at_best = lines.iter().filter(|l| l.score == best).count() == 1;
         let weight = |l: &Info| {
             let loss = i64::from(best) - i64::from(l.score);
@@ -101,94 +96,12 @@ impl Level {
         }
         0
     }
-
-    /// Plays a move of `board` at this level within `lim` (its lines asked for reported by
-    /// `engine.report`): the level's search, the pick among the lines of the last iteration
-    /// that completed them all (an unfinished one's best so far may be a queen left hanging),
-    /// then the pace's wait from the start, which `wake` ends. The info is the picked line's,
-    /// its time the whole move's.
-    pub fn play(
-        self,
-        engine: &mut Engine,
-        board: &Board,
-        keys: &[u64],
-        mut lim: Limits,
-        last: Option<Move>,
-        wake: &AtomicBool,
-    ) -> Found {
-        let start = Instant::now();
-        let level = self.facing(board);
-        let asked = lim.multipv;
-        (lim.nodes, lim.multipv) = (lim.nodes.min(level.nodes), asked.max(level.lines));
-        let lines = Arc::new(Mutex::new(Lines::new(lim.multipv, board)));
-        let (collect, mut report) = (lines.clone(), engine.report.take());
-        engine.report = Some(Box::new(move |i: &Info| {
-            lock(&collect).add(i);
-            match &mut report {
-                Some(report) if i.multipv <= asked => report(i),
-                _ => {}
-            }
-        }));
-        let (mut best, mut info) = think(engine, board, keys, lim);
-        let complete = std::mem::take(&mut lock(&lines).complete);
-        let picked = complete.get(level.pick(&complete, random()));
-        if let Some(line) = picked.filter(|l| !l.pv.is_empty()) {
-            best = line.pv.first().copied();
-            let searched = (info.nodes, info.seldepth);
-            info = line.clone();
-            (info.nodes, info.seldepth) = searched;
-        }
-        if let (Some(most), Some(m)) = (level.pace, best) {
-            let ms = pace::think_ms(board, last, m, &complete, random()).min(most);
-            wait_until(start + Duration::from_millis(ms), wake);
-        }
-        info.ms = start.elapsed().as_millis() as u64;
-        (best, info)
-    }
-}
-
-/// The lines a search reports, gathered for the pick.
-struct Lines {
-    /// Lines an iteration reports: those asked for, or fewer legal moves.
-    expected: usize,
-    current: Vec<Info>,
-    /// The lines of the last iteration that reported them all.
-    complete: Vec<Info>,
-}
-
-impl Lines {
-    fn new(lines: usize, board: &Board) -> Lines {
-        let expected = lines.clamp(1, board.gen(false).len().max(1));
-        Lines {
-            expected,
-            current: vec![],
-            complete: vec![],
-        }
-    }
-
-    fn add(&mut self, line: &Info) {
-        if line.multipv <= 1 {
-            self.current.clear();
-        }
-        self.current.push(line.clone());
-        if self.current.len() == self.expected {
-            self.complete = self.current.clone();
-        }
-    }
-}
-
-/// A random number from the standard library alone: the process's random hash keys mixed
-/// with the time, so that two games at a level differ.
-pub fn random() -> u64 {
-    let mut hasher = RandomState::new().build_hasher();
-    let now = SystemTime::now().duration_since(UNIX_EPOCH);
-    hasher.write_u128(now.map_or(0, |d| d.as_nanos()));
-    hasher.finish()
 }
 
 #[cfg(test)]
 pub mod tests {
     use super::*;
+    use rmax::{Move, MATE};
 
     pub fn line(score: i32) -> Info {
         let mut info = Info::default();

@@ -1,6 +1,18 @@
-//! rmax's text interface over the engine in lib.rs: one binary for a person at a terminal,
-//! UCI GUIs and xboard. This file reads the command line and chooses the mode; README's
-//! "The engine, for students" lists the other files.
+//! rmax's text interface over the engine (`src/lib.rs`, the library): one program for a person
+//! at a terminal, chess GUIs and the tools. The files, in the order a command flows through them:
+//!
+//! - `main.rs` (here) reads the command line: a command (`perft`, `bench`, `eval`, `review`, the
+//!   tools) runs and exits; without one, the first line of input chooses the mode.
+//! - `input.rs` reads standard input on a thread of its own, and the words, numbers and FENs in it.
+//! - A front end reads its commands: `terminal.rs` (a person), `uci.rs`, `xboard.rs`; into a
+//!   `game.rs` game (SAN, PGN, how a game ends; `refusal.rs` says why a move is illegal) and an
+//!   `Ask` of `timeman.rs` (time management: limits and a stop rule for the search).
+//! - `searcher.rs` runs the search on a thread (Lazy SMP; at a `level.rs` level, its pick of a
+//!   line and `pace.rs`'s wait) and hands back the move.
+//! - `output.rs` prints what every front end prints alike (`say!`, scores, lines, the board).
+//! - Beside them: `clock.rs` (the terminal's game clock), `review.rs` (a game reviewed), `eval.rs`
+//!   (the `eval` command), `bench.rs`, `random.rs`, and `tools/` (the strength tools: datagen,
+//!   tune, spsa, calibrate). No file imports one that imports it back.
 
 use rmax::{Board, START};
 use std::io::{IsTerminal, Write};
@@ -17,17 +29,19 @@ mod game;
 mod input;
 mod level;
 mod pace;
+mod random;
 mod refusal;
 mod review;
 mod searcher;
 mod terminal;
+mod timeman;
 mod tools;
 mod uci;
 mod xboard;
 
 use bench::{bench, BENCH_DEPTH};
 use input::{parse_fen, read_input, short, Event, MAX_LINE};
-use output::VERSION;
+use output::{duration, VERSION};
 
 fn main() {
     // args_os: an argument that is not UTF-8 is a bad argument, not a reason to panic
@@ -146,10 +160,7 @@ fn perft(depth: &str, fen: &[&str]) {
     let clock = Instant::now();
     let nodes = searcher::divide(&board, depth, &AtomicBool::new(false)).unwrap_or(0);
     let secs = clock.elapsed().as_secs_f64();
-    // (milliseconds below a second: "0.000 s" beside millions of leaves a second is nonsense)
-    let ms = usize::from(secs < 1.0);
-    let time = format!("{:.3} {}", secs * [1.0, 1000.0][ms], ["s", "ms"][ms]);
-    let speed = nodes as f64 / secs.max(1e-9);
+    let (time, speed) = (duration(secs), nodes as f64 / secs.max(1e-9));
     say!("\nTime: {time}, {speed:.0} leaves per second");
     say!("Nodes searched: {nodes}");
 }

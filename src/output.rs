@@ -13,6 +13,29 @@ macro_rules! say {
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// A time as people read it: `76.3 ms`, `1.935 s` below 10 s, then `42 s`, `17 min 5 s`, `3 h
+/// 20 min`.
+pub fn duration(secs: f64) -> String {
+    let s = secs.round() as u64;
+    match secs {
+        ..1.0 => format!("{:.1} ms", secs * 1000.0),
+        ..10.0 => format!("{secs:.3} s"),
+        _ if s < 60 => format!("{s} s"),
+        _ if s < 3600 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s / 60 % 60),
+    }
+}
+
+/// Is `score` (the side to move's) a mate it gives, found?
+pub fn mating(score: i32) -> bool {
+    matches!(Score::of(score), Score::Mate(1..))
+}
+
+/// A side's name: `White` for 8, `Black` for 16.
+pub fn colour(side: u8) -> &'static str {
+    ["White", "Black"][usize::from(side != 8)]
+}
+
 /// A score as people and protocols count it: centipawns, or mate in n moves (n < 0: mated).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Score {

@@ -4,7 +4,8 @@
 //! king (a pin, a king walking into check, a check left unanswered), so that a check never
 //! hides a blocked path.
 
-use crate::game::{colour, read_among, read_move, Parsed};
+use crate::game::{read_among, read_move, Parsed};
+use crate::output::colour;
 use rmax::{square_name as sq, Board, Move};
 
 const NAMES: [&str; 7] = ["piece", "pawn", "knight", "bishop", "rook", "queen", "king"];

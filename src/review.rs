@@ -1,11 +1,11 @@
 //! `review`: a game looked over as analysis sites do it, for `rmax review FILE` and the
 //! terminal's `review`; README ("Reviewing a game") and HOW_TO_READ say how it scores.
 
-use crate::clock::{plan, Ask};
-use crate::game::{colour, line_san, numbered, read_pgn, Note, PgnGame};
+use crate::game::{line_san, numbered, read_pgn, Note, PgnGame};
 use crate::input::{int, short};
-use crate::output::{Score, VERSION};
+use crate::output::{colour, mating, Score, VERSION};
 use crate::searcher::{think, HASH_MB};
+use crate::timeman::{plan, Ask};
 use rmax::{Board, Engine, Limits, Move, MATE};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -47,40 +47,40 @@ games annotated ({ [%eval ...] }, a marked move's better line as a variation) go
 
 /// What the search may spend on each position: ms, or nodes.
 #[derive(Clone, Copy)]
-pub enum Budget {
+pub enum Effort {
     Millis(u64),
     Nodes(u64),
 }
 
-impl Budget {
+impl Effort {
     /// `0.5`: half a second a position.
-    pub fn seconds(text: &str) -> Result<Budget, String> {
+    pub fn seconds(text: &str) -> Result<Effort, String> {
         let s = text.parse::<f64>().ok().filter(|s| *s > 0.0 && *s <= MAX.0);
         let most = MAX.0;
         let wrong = format!("needs the seconds a position, above 0 and at most {most}");
         let ms = s.ok_or(format!("{wrong}, not '{}'", short(text)))? * 1000.0;
-        Ok(Budget::Millis((ms.round() as u64).max(1)))
+        Ok(Effort::Millis((ms.round() as u64).max(1)))
     }
 
-    pub fn nodes(text: &str) -> Result<Budget, String> {
+    pub fn nodes(text: &str) -> Result<Effort, String> {
         let n = int(text).filter(|n| (1..=MAX.1).contains(n));
-        let n = n.map(|n| Budget::Nodes(n as u64));
+        let n = n.map(|n| Effort::Nodes(n as u64));
         let wrong = format!("needs a number of nodes a position, 1 to {}", MAX.1);
         n.ok_or(format!("{wrong}, not '{}'", short(text)))
     }
 
     fn describe(self) -> String {
         match self {
-            Budget::Millis(ms) => format!("{} s a position", ms as f64 / 1000.0),
-            Budget::Nodes(n) => format!("{n} nodes a position"),
+            Effort::Millis(ms) => format!("{} s a position", ms as f64 / 1000.0),
+            Effort::Nodes(n) => format!("{n} nodes a position"),
         }
     }
 
     fn limits(self) -> Limits {
         let mut ask = Ask::default();
         (ask.movetime, ask.nodes) = match self {
-            Budget::Millis(ms) => (Some(ms as i64), None),
-            Budget::Nodes(n) => (None, Some(n as i64)),
+            Effort::Millis(ms) => (Some(ms as i64), None),
+            Effort::Nodes(n) => (None, Some(n as i64)),
         };
         plan(ask).lim
     }
@@ -102,7 +102,7 @@ struct Row {
 }
 
 /// Reviews a game, `progress(i, n)` said before position i of n.
-fn review(record: &PgnGame, budget: Budget, progress: &mut dyn FnMut(usize, usize)) -> Vec<Row> {
+fn review(record: &PgnGame, budget: Effort, progress: &mut dyn FnMut(usize, usize)) -> Vec<Row> {
     let (game, mut engine, lim) = (&record.game, Engine::new(HASH_MB), budget.limits());
     let boards: Vec<Board> = game.positions().copied().collect();
     let keys: Vec<u64> = boards.iter().map(|b| b.key).collect();
@@ -167,7 +167,7 @@ fn extend(engine: &mut Engine, board: &Board, keys: &[u64], line: &mut Vec<Move>
         }
         at = line.len();
         if !end.gen(false).is_empty() {
-            let lim = Budget::Nodes(EXTEND_NODES).limits();
+            let lim = Effort::Nodes(EXTEND_NODES).limits();
             line.extend(search(engine, &end, &keys, lim).1);
         }
     }
@@ -178,7 +178,6 @@ fn extend(engine: &mut Engine, board: &Board, keys: &[u64], line: &mut Vec<Move>
 /// weighs less in a position already lost (allowed) or still won (missed); none for the
 /// search's own move (`chosen`).
 fn judge(before: i32, next: i32, chosen: bool) -> Option<Mark> {
-    let mating = |s: i32| s > MATE - 999;
     let (cp, why, mate) = match () {
         _ if chosen => return None,
         _ if mating(next) && !mating(-before) => (-capped(before), "allows", next),
@@ -211,7 +210,7 @@ fn chances(cp: i32) -> f64 {
 
 /// The heading, the table (`all` its rows, else the marked ones) and a line a side; and the
 /// annotated PGN (an Annotator tag added).
-fn report(record: &PgnGame, rows: &[Row], budget: Budget, all: bool) -> (String, String) {
+fn report(record: &PgnGame, rows: &[Row], budget: Effort, all: bool) -> (String, String) {
     let name = |tag| short(record.tag(tag).unwrap_or("?"));
     let (white, black, plies) = (name("White"), name("Black"), rows.len());
     let (result, how) = (&record.result, budget.describe());
@@ -293,7 +292,7 @@ fn note(row: &Row) -> Note {
 
 /// Reviews `record`, its progress as `label` on standard error (`rmax review`) or output:
 /// the text (`all` the rows, else the marked ones) and the annotated PGN.
-fn reviewed(record: &PgnGame, budget: Budget, all: bool, label: &str) -> (String, String) {
+fn reviewed(record: &PgnGame, budget: Effort, all: bool, label: &str) -> (String, String) {
     let (err, out) = (std::io::stderr(), std::io::stdout());
     let live = [out.is_terminal(), err.is_terminal()][usize::from(all)];
     let print = |text: &str| match all {
@@ -301,7 +300,7 @@ fn reviewed(record: &PgnGame, budget: Budget, all: bool, label: &str) -> (String
         false => _ = write!(std::io::stdout(), "{text}").and_then(|()| std::io::stdout().flush()),
     };
     let rows = review(record, budget, &mut |i, n| match (live, budget) {
-        (true, Budget::Millis(ms)) => {
+        (true, Effort::Millis(ms)) => {
             let (at, left) = (i + 1, (n - i) as u64 * ms / 1000);
             print(&format!(
                 "\r\x1b[K{label}: position {at} of {n}, about {left} s left"
@@ -319,7 +318,7 @@ fn reviewed(record: &PgnGame, budget: Budget, all: bool, label: &str) -> (String
 
 /// The terminal's `review` of the game so far, its progress on standard output: the marked
 /// moves and the summary, and the annotated PGN.
-pub fn review_game(record: &PgnGame, budget: Budget) -> (String, String) {
+pub fn review_game(record: &PgnGame, budget: Effort) -> (String, String) {
     reviewed(record, budget, false, "Reviewing the game")
 }
 
@@ -338,7 +337,7 @@ pub fn run(args: &[&str]) {
 }
 
 /// The command line: the input, the budget, the output; None for `--help`.
-fn options(args: &[&str]) -> Result<Option<(String, Budget, PathBuf)>, String> {
+fn options(args: &[&str]) -> Result<Option<(String, Effort, PathBuf)>, String> {
     let (mut input, mut budget, mut out) = (None, None, None);
     let mut words = args.iter().copied();
     while let Some(word) = words.next() {
@@ -359,7 +358,7 @@ fn options(args: &[&str]) -> Result<Option<(String, Budget, PathBuf)>, String> {
             }
             "--out" if out.is_some() => return twice("one --out"),
             "--time" | "--nodes" => {
-                let read = [Budget::nodes, Budget::seconds][usize::from(word == "--time")];
+                let read = [Effort::nodes, Effort::seconds][usize::from(word == "--time")];
                 budget = Some(read(value).map_err(|e| format!("review: {word} {e}"))?)
             }
             "--out" => out = Some(PathBuf::from(value)),
@@ -373,13 +372,13 @@ fn options(args: &[&str]) -> Result<Option<(String, Budget, PathBuf)>, String> {
     let beside = Path::new(&input).with_file_name(format!("{stem}-review.pgn"));
     let out = out.or((input == "-").then(|| "game-review.pgn".into()));
     let (budget, out) = (
-        budget.unwrap_or(Budget::Nodes(NODES)),
+        budget.unwrap_or(Effort::Nodes(NODES)),
         out.unwrap_or(beside),
     );
     Ok(Some((input, budget, out)))
 }
 
-fn review_file(input: &str, budget: Budget, out: &Path) -> Result<(), String> {
+fn review_file(input: &str, budget: Effort, out: &Path) -> Result<(), String> {
     let name = short(input);
     let text = match input {
         "-" => std::io::read_to_string(std::io::stdin()),

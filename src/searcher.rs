@@ -2,10 +2,13 @@
 //! (or a perft) runs there and ends one way, Event::Done, after which the front end joins it.
 //! With threads (Lazy SMP), helpers search the same position, sharing the hash table.
 
-use crate::clock::Plan;
 use crate::game::Game;
 use crate::input::Event;
+use crate::level::Level;
 use crate::output::Score;
+use crate::pace;
+use crate::random::fresh;
+use crate::timeman::Plan;
 use rmax::{Board, Engine, Info, Limits, Move, Slot};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::mpsc::Sender;
@@ -68,11 +71,18 @@ impl Searcher {
     }
 
     /// Searches `game`'s position as `plan` says, `print` seeing each line of each iteration,
-    /// until the plan's stop rule or a mate in its `mate` moves stops it. A level plays
-    /// through its wrapper, on one thread, as does a search of a hard limit under SMP_MIN_MS.
-    pub fn start(&mut self, game: &Game, plan: Plan, mut print: Box<dyn FnMut(&Info) + Send>) {
+    /// until the plan's stop rule or a mate in its `mate` moves stops it. At a `level` rmax
+    /// plays as `play_level` says, on one thread, as does a search of a hard limit under
+    /// SMP_MIN_MS.
+    pub fn start(
+        &mut self,
+        game: &Game,
+        plan: Plan,
+        level: Option<Level>,
+        mut print: Box<dyn FnMut(&Info) + Send>,
+    ) {
         let (board, keys, last) = (*game.board(), game.keys(), game.moves.last().copied());
-        let (lim, mate, level, mut rule) = (plan.lim, plan.mate, plan.level, plan.rule);
+        let (lim, mate, mut rule) = (plan.lim, plan.mate, plan.rule);
         let alone = level.is_some() || lim.hard < SMP_MIN_MS;
         let threads = if alone { 1 } else { self.threads };
         if let Some(rule) = &mut rule {
@@ -92,7 +102,7 @@ impl Searcher {
             }));
             let helpers = &mut helpers[..threads - 1];
             let (best, info) = match level {
-                Some(level) => level.play(engine, &board, &keys, lim, last, wake),
+                Some(level) => play_level(level, engine, &board, &keys, lim, last, wake),
                 None => lazy_smp(engine, helpers, &board, &keys, lim),
             };
             engine.report = None;
@@ -223,6 +233,80 @@ impl Searcher {
     pub fn finish(&mut self) -> Option<Outcome> {
         self.stop();
         self.join()
+    }
+}
+
+/// Plays a move of `board` at `level` within `lim` (its lines asked for reported by
+/// `engine.report`): the level's search, the pick among the lines of the last iteration
+/// that completed them all (an unfinished one's best so far may be a queen left hanging),
+/// then the pace's wait from the start, which `wake` ends. The info is the picked line's,
+/// its time the whole move's.
+fn play_level(
+    level: Level,
+    engine: &mut Engine,
+    board: &Board,
+    keys: &[u64],
+    mut lim: Limits,
+    last: Option<Move>,
+    wake: &AtomicBool,
+) -> Found {
+    let start = Instant::now();
+    let level = level.facing(board);
+    let asked = lim.multipv;
+    (lim.nodes, lim.multipv) = (lim.nodes.min(level.nodes), asked.max(level.lines));
+    let lines = Arc::new(Mutex::new(Lines::new(lim.multipv, board)));
+    let (collect, mut report) = (lines.clone(), engine.report.take());
+    engine.report = Some(Box::new(move |i: &Info| {
+        lock(&collect).add(i);
+        match &mut report {
+            Some(report) if i.multipv <= asked => report(i),
+            _ => {}
+        }
+    }));
+    let (mut best, mut info) = think(engine, board, keys, lim);
+    let complete = std::mem::take(&mut lock(&lines).complete);
+    let picked = complete.get(level.pick(&complete, fresh()));
+    if let Some(line) = picked.filter(|l| !l.pv.is_empty()) {
+        best = line.pv.first().copied();
+        let searched = (info.nodes, info.seldepth);
+        info = line.clone();
+        (info.nodes, info.seldepth) = searched;
+    }
+    if let (Some(most), Some(m)) = (level.pace, best) {
+        let ms = pace::think_ms(board, last, m, &complete, fresh()).min(most);
+        wait_until(start + Duration::from_millis(ms), wake);
+    }
+    info.ms = start.elapsed().as_millis() as u64;
+    (best, info)
+}
+
+/// The lines a search reports, gathered for the pick.
+struct Lines {
+    /// Lines an iteration reports: those asked for, or fewer legal moves.
+    expected: usize,
+    current: Vec<Info>,
+    /// The lines of the last iteration that reported them all.
+    complete: Vec<Info>,
+}
+
+impl Lines {
+    fn new(lines: usize, board: &Board) -> Lines {
+        let expected = lines.clamp(1, board.gen(false).len().max(1));
+        Lines {
+            expected,
+            current: vec![],
+            complete: vec![],
+        }
+    }
+
+    fn add(&mut self, line: &Info) {
+        if line.multipv <= 1 {
+            self.current.clear();
+        }
+        self.current.push(line.clone());
+        if self.current.len() == self.expected {
+            self.complete = self.current.clone();
+        }
     }
 }
 

@@ -1,16 +1,17 @@
-//! A person at the terminal: moves and the commands of COMMANDS read into the clock's `Ask`;
+//! A person at the terminal: moves and the commands of COMMANDS read into time management's `Ask`;
 //! rmax thinks on the search thread while input keeps coming (`while_thinking`).
 
-use crate::clock::{plan, Ask, OVERHEAD_MS};
+use crate::clock::{face, read_control, Clock, MAX_INCREMENT, MAX_MINUTES};
 use crate::eval::explain;
-use crate::game::{colour, letter, line_san, numbered, read_move, read_pgn, san, start_board};
+use crate::game::{letter, line_san, numbered, read_move, read_pgn, san, start_board};
 use crate::game::{Game, Parsed, PgnGame};
 use crate::input::{int, parse_fen, short, split_word, Event, MAX_LINE};
 use crate::level::{Level, ELO_MAX, ELO_MIN};
-use crate::output::{diagram, Score, VERSION};
+use crate::output::{colour, diagram, Score, VERSION};
 use crate::pace;
-use crate::review::{review_game, Budget, NODES};
+use crate::review::{review_game, Effort, NODES};
 use crate::searcher::{lock, Searcher, MAX_THREADS};
+use crate::timeman::{plan, Ask, OVERHEAD_MS};
 use rmax::{Board, Info, W};
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
@@ -18,22 +19,26 @@ use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const HELP: &str =
-    "Moves: SAN (e4, Nf3, exd5, O-O, e8=Q, Nbd7) or coordinates (e2e4, e7e8q). While rmax
+/// The commands, what `help` says of each: its numbers from the constants that rule them.
+fn help() -> String {
+    let (pace_low, pace_high) = (pace::MIN_MS as f64 / 1e3, pace::MAX_MS as f64 / 1e3);
+    format!(
+        "Moves: SAN (e4, Nf3, exd5, O-O, e8=Q, Nbd7) or coordinates (e2e4, e7e8q). While rmax
 thinks, Enter or move makes it move now (quit too, and leaves); other commands wait for its
 move, and a move typed at the keyboard is not kept (type it after rmax's move). Commands:
   new, undo, resign   a new game (your colour kept); take back your move and rmax's; give up
   white, black, go    choose your side; go: rmax takes the side to move, you the other
   hint, moves         a move for you (a short search); the legal moves
-  analyse [n]         the n best lines (1 to 10; default 3), deeper until Enter (also: analyze)
-  time <s>            rmax thinks s seconds a move (at most 3600; default 1; a paced level too)
-  clock <m>+<s>|off   a game on the clock: m minutes each, s seconds added a move (clock 10+5);
+  analyse [n]         the n best lines (1 to {MAX_ANALYSED}; default 3), deeper until Enter (also: analyze)
+  time <s>            rmax thinks s seconds a move (at most {MAX_SECONDS}; default 1; a paced level too)
+  clock <m>+<s>|off   a game on the clock: m minutes each, s seconds added a move (clock 10+5; at most
+                      {MAX_MINUTES}+{MAX_INCREMENT});
                       off: back to time
-  depth <n>           rmax searches n plies a move instead (1 to 64)
-  level <elo>|off     rmax plays like a player rated elo (1000 to 2250; level 1500), or at full
+  depth <n>           rmax searches n plies a move instead (1 to {MAX_DEPTH})
+  level <elo>|off     rmax plays like a player rated elo ({ELO_MIN} to {ELO_MAX}; level 1500), or at full
                       strength (the default)
-  pace on|off         at a level, a person's time for a move (0.6 to 4 s; the default), or none
-  threads <n>         search threads at full strength (1 to 256; default 1)
+  pace on|off         at a level, a person's time for a move ({pace_low} to {pace_high} s; the default), or none
+  threads <n>         search threads at full strength (1 to {MAX_THREADS}; default 1)
   board, flip         the board (the last move's squares in brackets), turned around
   unicode on|off      chess symbols for the pieces, or letters
   eval [FEN]          the evaluation of the position (or of FEN), a row per group of terms
@@ -41,14 +46,16 @@ move, and a move typed at the keyboard is not kept (type it after rmax's move). 
   pgn, save <file>    the game as PGN, shown or written to a file
   load <file>         a game (PGN) or position (FEN) read; you play the side to move
   review [s|nodes n]  the game reviewed: the moves marked ?! ? ?? with the better line, a
-                      summary; save then writes it annotated (default 1000000 nodes a position)
-  quit                leave (also Ctrl-D)";
+                      summary; save then writes it annotated (default {NODES} nodes a position)
+  quit                leave (also Ctrl-D)"
+    )
+}
 
-/// The commands: the words that call them (HELP says what they do) and their handlers.
+/// The commands: the words that call them (`help` says what they do) and their handlers.
 type Command = (&'static [&'static str], fn(&mut Terminal, &str));
 const COMMANDS: [Command; 27] = [
     (&["help", "?"], |t, _| {
-        say!("{HELP}\nNow: {}, {}.", t.limit_text(), t.how(true))
+        say!("{}\nNow: {}, {}.", help(), t.limit_text(), t.how(true))
     }),
     (&["new"], |t, _| {
         t.search.new_game(); // an empty hash table, no history
@@ -91,41 +98,13 @@ const IN_PLAY: [&str; 6] = ["go", "hint", "resign", "moves", "analyse", "analyze
 
 /// The longest `time` (s) and `hint` (ms).
 const MAX_SECONDS: f64 = 3600.0;
+/// The deepest `depth`, the most lines `analyse` shows.
+const MAX_DEPTH: i64 = 64;
+const MAX_ANALYSED: i64 = 10;
 const HINT_MS: u64 = 500;
 /// The thinking line (never wrapped: `\r` rewrites one line), and what clears a line after `\r`.
 const THINKING: &str = "rmax is thinking (Enter: move now)";
 const CLEAR_LINE: &str = "\r\x1b[K";
-
-/// A game on the clock: the control (seconds, increment), the ms left (White, Black), and
-/// when the side to move's time began.
-#[derive(Clone, Copy)]
-struct Clock {
-    control: (f64, f64),
-    left: [i64; 2],
-    since: Instant,
-}
-
-impl Clock {
-    fn new(control: (f64, f64)) -> Clock {
-        let (left, since) = ([(control.0 * 1000.0) as i64; 2], Instant::now());
-        Clock {
-            control,
-            left,
-            since,
-        }
-    }
-
-    /// As PGN's TimeControl has it: `600+5`.
-    fn control(self) -> String {
-        format!("{}+{}", self.control.0, self.control.1)
-    }
-
-    /// Both clocks: `White 9:55, Black 10:00`.
-    fn text(self) -> String {
-        let [white, black] = self.left.map(clock_text);
-        format!("White {white}, Black {black}")
-    }
-}
 
 pub struct Terminal {
     game: Game,
@@ -374,9 +353,9 @@ impl Terminal {
 
     fn review(&mut self, arg: &str) {
         let budget = match split_word(arg) {
-            ("", _) => Ok(Budget::Nodes(NODES)),
-            ("nodes", n) => Budget::nodes(n).map_err(|e| format!("nodes {e}")),
-            _ => Budget::seconds(arg),
+            ("", _) => Ok(Effort::Nodes(NODES)),
+            ("nodes", n) => Effort::nodes(n).map_err(|e| format!("nodes {e}")),
+            _ => Effort::seconds(arg),
         };
         match budget {
             Err(e) => say!("review {e}, e.g. review 0.2 or review nodes 300000"),
@@ -399,8 +378,8 @@ impl Terminal {
     }
 
     fn set_depth(&mut self, arg: &str) {
-        let Some(depth @ 1..=64) = int(arg) else {
-            return say!("depth needs a number of plies from 1 to 64, e.g. depth 6");
+        let Some(depth @ 1..=MAX_DEPTH) = int(arg) else {
+            return say!("depth needs a number of plies from 1 to {MAX_DEPTH}, e.g. depth 6");
         };
         (self.depth, self.clock) = (Some(depth), None);
         let limit = self.limit_text();
@@ -527,16 +506,18 @@ impl Terminal {
     }
 
     fn set_clock(&mut self, arg: &str) {
-        let number = |t: &str, most| t.trim().parse().ok().filter(|v| (0.0..=most).contains(v));
-        self.clock = match arg.split_once('+').map(|(m, s)| (number(m, 600.0), number(s, 60.0))) {
-            Some((Some(m), Some(s))) if m > 0.0 => Some(Clock::new((m * 60.0, s))),
+        let control = read_control(arg.trim()).filter(|_| arg.contains('+'));
+        self.clock = match control {
+            Some((None, m, s)) if m > 0.0 && m <= MAX_MINUTES && s <= MAX_INCREMENT => {
+                Some(Clock::new((m * 60.0, s)))
+            }
             _ if arg.eq_ignore_ascii_case("off") => None,
-            _ => return say!("clock needs minutes each + seconds added a move (at most 600+60), e.g. clock 10+5 or clock 0.5+0; or clock off"),
+            _ => return say!("clock needs minutes each + seconds added a move (at most {MAX_MINUTES}+{MAX_INCREMENT}), e.g. clock 10+5 or clock 0.5+0; or clock off"),
         };
         let Some(c) = self.clock else {
             return say!("The clock is off: {}.", self.limit_text());
         };
-        let (each, inc, control) = (clock_text(c.left[0]), c.control.1, c.control());
+        let (each, inc, control) = (face(c.left[0]), c.control.1, c.control());
         say!(
             "On the clock: {each} each, {inc} s added a move ({control}); clock off: back to time."
         );
@@ -546,17 +527,14 @@ impl Terminal {
     /// false when its time ran out: the game is lost on time (no clock runs after the end).
     fn punch(&mut self, moved: bool) -> bool {
         let (side, over) = (self.game.board().side, self.game.end().is_some());
-        let Some(clock) = &mut self.clock else {
-            return true;
-        };
-        let spent = std::mem::replace(&mut clock.since, Instant::now()).elapsed();
-        let left = &mut clock.left[usize::from(side != 8)];
-        *left -= i64::from(!over) * spent.as_millis() as i64;
-        if over || *left > 0 {
-            *left += i64::from(moved) * (clock.control.1 * 1e3) as i64;
+        if self
+            .clock
+            .as_mut()
+            .is_none_or(|c| c.punch(side, moved, over))
+        {
             return true;
         }
-        (*left, self.game.resigned, self.on_time) = (0, Some(side), true);
+        (self.game.resigned, self.on_time) = (Some(side), true);
         false
     }
 
@@ -636,8 +614,7 @@ impl Terminal {
             None => (Some(self.ms.unwrap_or(1000) as i64), None, Some(i64::MAX)),
             Some(d) => (None, Some(d), None),
         };
-        let pace = self.pace.then(|| self.pace_ms());
-        ask.level = self.level.map(|level| Level { pace, ..level });
+        ask.unscaled = self.level.is_some();
         // on the clock, as in a GUI's game (a level's pace within the move's hard limit)
         if let Some(c) = self.clock {
             let left = c.left[usize::from(board.side != 8)];
@@ -645,10 +622,17 @@ impl Terminal {
             ask.overhead = OVERHEAD_MS;
             say!("Clocks: {}.", c.text());
         }
-        let mut plan = plan(ask);
-        if let Some(level) = plan.level.as_mut().filter(|_| self.clock.is_some()) {
-            level.pace = level.pace.map(|ms| ms.min(plan.hard));
-        }
+        let plan = plan(ask);
+        // a level's pace within the person's time, on a clock also within the move's hard limit
+        let most = self.pace_ms().min(if self.clock.is_some() {
+            plan.hard
+        } else {
+            u64::MAX
+        });
+        let level = (self.level).map(|l| Level {
+            pace: self.pace.then_some(most),
+            ..l
+        });
         let (live, lines) = (self.live, self.level.is_none());
         match live {
             true => print_now(&format!("{CLEAR_LINE}{THINKING}...")),
@@ -663,14 +647,18 @@ impl Terminal {
             (true, false) => say!("  {}", search_line(&board, info)),
             (false, _) => {}
         };
-        self.search.start(&self.game, plan, Box::new(print));
+        self.search.start(&self.game, plan, level, Box::new(print));
     }
 
     fn analyse(&mut self, arg: &str) {
-        let lines = match int(arg).filter(|n| (1..=10).contains(n)) {
+        let lines = match int(arg).filter(|n| (1..=MAX_ANALYSED).contains(n)) {
             _ if arg.is_empty() => 3,
             Some(n) => n as usize,
-            None => return say!("analyse needs a number of lines from 1 to 10 (analyse 3)."),
+            None => {
+                return say!(
+                    "analyse needs a number of lines from 1 to {MAX_ANALYSED} (analyse 3)."
+                )
+            }
         };
         let board = *self.game.board();
         let shown = lines.min(board.gen(false).len());
@@ -691,7 +679,8 @@ impl Terminal {
         };
         let mut ask = Ask::default();
         (ask.lines, ask.infinite) = (lines, true);
-        self.search.start(&self.game, plan(ask), Box::new(print));
+        self.search
+            .start(&self.game, plan(ask), None, Box::new(print));
     }
 
     /// The search is done: an analysis's lines stay shown; rmax plays its move.
@@ -798,13 +787,6 @@ pub fn prompt() {
 fn on_off(arg: &str) -> Option<bool> {
     let on = arg.eq_ignore_ascii_case("on");
     (on || arg.eq_ignore_ascii_case("off")).then_some(on)
-}
-
-/// Time left as a clock shows it: `9:55`, tenths under 10 s (`0:04.3`).
-fn clock_text(ms: i64) -> String {
-    let (minutes, seconds, tenths) = (ms / 60_000, ms / 1000 % 60, ms % 1000 / 100);
-    let tenths = (ms < 10_000).then(|| format!(".{tenths}"));
-    format!("{minutes}:{seconds:02}{}", tenths.unwrap_or_default())
 }
 
 /// Rewrites the thinking line with the time since now, every 0.1 s, while `ticking`.

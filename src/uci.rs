@@ -1,7 +1,6 @@
 //! UCI, the protocol of most GUIs and tournament managers: a parser of commands into the
-//! clock's `Ask` and the search thread, and a printer of its lines and moves.
+//! time management's `Ask` and the search thread, and a printer of its lines and moves.
 
-use crate::clock::{plan, Ask, OVERHEAD_MS};
 use crate::eval::explain;
 use crate::game::{letter, start_board, Game};
 use crate::input::{int, parse_fen, short, Event, MAX_LINE};
@@ -9,6 +8,7 @@ use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
 use crate::output::{diagram, moves_text, Score, VERSION};
 use crate::pace;
 use crate::searcher::{hashfull, lock, Searcher, HASH_MB, MAX_LINES, MAX_THREADS};
+use crate::timeman::{plan, Ask, OVERHEAD_MS};
 use rmax::{Board, Info, Move, START, W};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -191,13 +191,14 @@ impl Uci {
             return; // (a perft)
         };
         let (held, ponder) = (ask.infinite || ask.ponder, ask.ponder);
-        let mut plan = plan(ask);
+        let plan = plan(ask);
         // a level's pace within the move's hard limit, and none while held: the wait could
         // outlast the budget after ponderhit
         let (hard, paced) = (plan.hard, self.option("SimulateThinkingTime") == 1 && !held);
-        if let Some(level) = &mut plan.level {
-            level.pace = paced.then(|| hard.min(pace::MAX_MS));
-        }
+        let level = self.level().map(|l| Level {
+            pace: paced.then(|| hard.min(pace::MAX_MS)),
+            ..l
+        });
         if self.debug {
             say!("info string {}", plan.describe());
         }
@@ -212,7 +213,13 @@ impl Uci {
                 *lock(&shown) = i.pv.first().copied();
             }
         };
-        self.search.start(&self.game, plan, Box::new(print));
+        self.search.start(&self.game, plan, level, Box::new(print));
+    }
+
+    /// The level rmax plays at, if `UCI_LimitStrength` is on.
+    fn level(&self) -> Option<Level> {
+        let level = Level::new(self.option("UCI_Elo"));
+        level.filter(|_| self.option("UCI_LimitStrength") == 1)
     }
 
     /// The Ask of `go`'s words, or None for a perft (started unless its depth is bad). Errors in
@@ -237,8 +244,7 @@ impl Uci {
             (number("movetime"), number("depth"), number("nodes"));
         (ask.mate, ask.lines) = (number("mate"), self.option("MultiPV") as usize);
         ask.overhead = self.option("Move Overhead");
-        let level = Level::new(self.option("UCI_Elo"));
-        ask.level = level.filter(|_| self.option("UCI_LimitStrength") == 1);
+        ask.unscaled = self.level().is_some();
         let limited = !numbers.is_empty() || ask.infinite || ask.ponder;
         if bad_clock || !errors.is_empty() && !limited {
             say!("info string error: go: searching {SAFE_MOVETIME} ms at most");

@@ -1,11 +1,12 @@
 //! xboard (CECP v2), the protocol of XBoard/WinBoard and Fairy-Max's tournaments: a parser
-//! of commands into the clock's `Ask` and the search thread, and a printer of its lines.
+//! of commands into time management's `Ask` and the search thread, and a printer of its lines.
 
-use crate::clock::{plan, Ask, OVERHEAD_MS};
+use crate::clock::read_control;
 use crate::game::{read_move, start_board, End, Game, Parsed};
 use crate::input::{int, parse_fen, short, split_word, Event, MAX_LINE};
 use crate::output::{moves_text, Score, VERSION};
 use crate::searcher::{lock, Searcher, MAX_LINES, MAX_THREADS};
+use crate::timeman::{plan, Ask, OVERHEAD_MS};
 use rmax::Info;
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
@@ -266,7 +267,8 @@ impl Xboard {
         ask.overhead = OVERHEAD_MS;
         let post = self.post;
         let print = move |i: &Info| _ = post.then(|| say!("{}", thinking(i)));
-        self.search.start(&self.game, plan(ask), Box::new(print));
+        self.search
+            .start(&self.game, plan(ask), None, Box::new(print));
     }
 
     /// In analysis mode, (re)starts the analysis: no limit but `sd`, until `exit` or a change.
@@ -287,7 +289,8 @@ impl Xboard {
                 *lock(&progress) = i.clone();
             }
         };
-        self.search.start(&self.game, plan(ask), Box::new(print));
+        self.search
+            .start(&self.game, plan(ask), None, Box::new(print));
     }
 
     /// `.`: `stat01: time nodes ply mvleft mvtot mvname` of the last completed iteration.
@@ -330,10 +333,6 @@ fn parse_level(arg: &str) -> Option<(i64, i64, i64)> {
     let [mps, base, inc] = arg.split_whitespace().collect::<Vec<_>>()[..] else {
         return None;
     };
-    let mps = int(mps).filter(|&m| m >= 0)?;
-    let (min, sec) = base.split_once(':').unwrap_or((base, "0"));
-    let base = min.parse::<f64>().ok()? * 60.0 + sec.parse::<f64>().ok()?;
-    let inc = inc.parse::<f64>().ok()?;
-    let ok = base.is_finite() && inc.is_finite() && base >= 0.0 && inc >= 0.0;
-    ok.then_some((mps, (base * 1000.0) as i64, (inc * 1000.0) as i64))
+    let (mps, base, inc) = read_control(&format!("{mps}/{base}+{inc}"))?;
+    Some((mps? as i64, (base * 60_000.0) as i64, (inc * 1000.0) as i64))
 }

@@ -10,15 +10,29 @@ mod common;
 #[path = "../src/output.rs"]
 mod output;
 #[allow(dead_code)]
+#[path = "../src/clock.rs"]
+mod clock;
+#[allow(dead_code)]
 #[path = "../src/eval.rs"]
 mod eval;
+#[allow(dead_code)]
+#[path = "../src/game.rs"]
+mod game;
+#[allow(dead_code)]
+#[path = "../src/input.rs"]
+mod input;
+#[allow(dead_code)]
+#[path = "../src/random.rs"]
+mod random;
 #[allow(dead_code)]
 #[path = "../src/tools/mod.rs"]
 mod tools;
 
+use output::duration;
+use random::Rng;
 use rmax::W;
 use std::fs;
-use tools::command::{duration, fastchess_games, shell_line, valid_tc, Args, Rng};
+use tools::command::{fastchess_games, shell_line, valid_tc, Args};
 use tools::params::PARAMS;
 
 /// The values `v` of every `c!(v)` in `src`, in order.
@@ -136,7 +150,7 @@ fn the_tools_read_their_flags() {
     let bad = |line: &str| read(line).expect_err(line);
     assert_eq!(bad("--n"), "--n needs a value");
     assert_eq!(bad("--n 1 --n 2"), "--n given twice");
-    assert_eq!(bad("--speed\x1b"), "unknown option '--speed\\u{1b}'");
+    assert_eq!(bad("--speed\x1b"), "unknown option '--speed\\x1b'"); // (input::short's escape)
     let x = Args::read(&["--x", "nan"], &["--x"], &[]).expect("read");
     assert!(
         x.number("--x", 0.0, 0.0, 1.0).is_err(),
@@ -235,7 +249,8 @@ mod eval_inside {
 
 /// `rmax spsa`'s schedule, steps, state and `--apply`.
 mod spsa_inside {
-    use crate::tools::command::{Args, Rng};
+    use crate::random::Rng;
+    use crate::tools::command::Args;
     use crate::tools::params::{param, PARAMS};
     use crate::tools::spsa::*;
     use std::path::Path;
@@ -678,7 +693,7 @@ mod datagen_inside {
     #[test]
     fn games_are_won_after_6_plies_beyond_10_pawns_and_drawn_at_400() {
         let board = Board::from_fen("8/8/8/4k3/8/8/5PPP/RR5K w - - 0 1").expect("a FEN");
-        let mut engine = Engine::new(HASH_MB);
+        let mut engine = Engine::new(SELF_PLAY_HASH_MB);
         let keys = |n: u64| (1..=n).collect::<Vec<u64>>(); // (repeating nothing)
         let (quiet, result) = play_from(&mut engine, board, keys(394), 300);
         assert_eq!((result, quiet.len() <= 6), (0, true), "White wins");

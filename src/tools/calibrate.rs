@@ -1,9 +1,10 @@
 //! `rmax calibrate`: plays one row of the strength levels' table with fastchess (README,
 //! Strength levels); the faults (time losses, illegal moves, crashes or stalls) from its PGN.
 
-use super::command::{
-    clock_seed, fastchess_games, on_path, output_of, shell_line, shown, valid_tc, Args,
-};
+use super::command::{fastchess_games, on_path, output_of, shell_line, valid_tc, Args};
+use crate::game::{read_tags, tag_value};
+use crate::input::short;
+use crate::random::fresh;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
@@ -32,7 +33,7 @@ pub fn main(args: &[String]) {
     if args.iter().any(|a| a == "-h" || a == "--help") {
         return say!("{USAGE}");
     }
-    let plan = Plan::read(args).map_err(|e| (2, format!("{e}\n\n{USAGE}")));
+    let plan = Row::read(args).map_err(|e| (2, format!("{e}\n\n{USAGE}")));
     if let Err((code, e)) = plan.and_then(|plan| plan.run().map_err(|e| (1, e))) {
         eprintln!("rmax calibrate: {e}");
         std::process::exit(code);
@@ -41,44 +42,44 @@ pub fn main(args: &[String]) {
 
 /// A player: rmax at a level (`UCI_Elo`) or at full strength (None), or Stockfish at a level.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Player {
+pub enum Entrant {
     Rmax(Option<i64>),
     Stockfish(i64),
 }
 
-impl Player {
+impl Entrant {
     pub fn name(self) -> String {
         match self {
-            Player::Rmax(Some(elo)) => format!("rmax{elo}"),
-            Player::Rmax(None) => "rmax-full".into(),
-            Player::Stockfish(elo) => format!("sf{elo}"),
+            Entrant::Rmax(Some(elo)) => format!("rmax{elo}"),
+            Entrant::Rmax(None) => "rmax-full".into(),
+            Entrant::Stockfish(elo) => format!("sf{elo}"),
         }
     }
 
     pub fn elo(self) -> Option<i64> {
         match self {
-            Player::Rmax(elo) => elo,
-            Player::Stockfish(elo) => Some(elo),
+            Entrant::Rmax(elo) => elo,
+            Entrant::Stockfish(elo) => Some(elo),
         }
     }
 }
 
 /// rmax at `--elo` and its opponent: Stockfish at `--sf-elo` or rmax at `--vs-level`.
-pub fn players(a: &Args) -> Result<(Player, Player), String> {
+pub fn players(a: &Args) -> Result<(Entrant, Entrant), String> {
     let level = |flag| a.number(flag, 0, 0, 4000);
     let me = match a.get("--elo") {
         None => return Err("--elo is required (a level such as 1400, or full)".into()),
-        Some("full") => Player::Rmax(None),
-        Some(_) => Player::Rmax(Some(level("--elo")?)),
+        Some("full") => Entrant::Rmax(None),
+        Some(_) => Entrant::Rmax(Some(level("--elo")?)),
     };
     let opponent = match (a.has("--vs-level"), a.has("--sf-elo"), me.elo()) {
         (true, true, _) => return Err("--vs-level and --sf-elo exclude each other".into()),
-        (true, false, _) => Player::Rmax(Some(level("--vs-level")?)),
+        (true, false, _) => Entrant::Rmax(Some(level("--vs-level")?)),
         (false, false, None) => return Err("--elo full needs --sf-elo (Stockfish's rating)".into()),
-        (false, _, elo) => Player::Stockfish(a.number("--sf-elo", elo.unwrap_or(0), 0, 4000)?),
+        (false, _, elo) => Entrant::Stockfish(a.number("--sf-elo", elo.unwrap_or(0), 0, 4000)?),
     };
     match opponent {
-        Player::Stockfish(elo) if !(SF_ELO.0..=SF_ELO.1).contains(&elo) => Err(format!(
+        Entrant::Stockfish(elo) if !(SF_ELO.0..=SF_ELO.1).contains(&elo) => Err(format!(
             "Stockfish's UCI_Elo goes from {} to {}, not {elo}: below its floor, anchor the row \
              by a chain (--vs-level 1400)",
             SF_ELO.0, SF_ELO.1
@@ -88,9 +89,9 @@ pub fn players(a: &Args) -> Result<(Player, Player), String> {
     }
 }
 
-pub struct Plan {
-    pub me: Player,
-    pub opponent: Player,
+pub struct Row {
+    pub me: Entrant,
+    pub opponent: Entrant,
     pub tc: String,
     pub games: u32,
     pub concurrency: u32,
@@ -103,14 +104,14 @@ pub struct Plan {
     pub dry_run: bool,
 }
 
-impl Plan {
-    pub fn read(args: &[String]) -> Result<Plan, String> {
+impl Row {
+    pub fn read(args: &[String]) -> Result<Row, String> {
         let valued = "--elo --sf-elo --vs-level --tc --games --concurrency --openings --srand \
             --pgn --fastchess --stockfish --rmax";
         let valued: Vec<&str> = valued.split_whitespace().collect();
         let a = Args::read(args, &valued, &["--dry-run"])?;
         if let Some(word) = a.words.first() {
-            return Err(format!("unknown argument '{}'", shown(word)));
+            return Err(format!("unknown argument '{}'", short(word)));
         }
         let (me, opponent) = players(&a)?;
         let tc = valid_tc(a.get("--tc").unwrap_or("10+0.1"), "10+0.1")?.to_string();
@@ -127,13 +128,13 @@ impl Plan {
         let pgn = format!("calibrate-{}-{}-{tc}.pgn", me.name(), opponent.name());
         let rmax = beside_me().or_else(|| on_path("rmax", &[]));
         let stockfish = on_path("stockfish", &["/usr/games"]);
-        Ok(Plan {
+        Ok(Row {
             me,
             opponent,
             games,
             concurrency: a.number("--concurrency", 2, 1, 256)?,
             openings: given("--openings", None, "tests/data/openings.epd"),
-            srand: a.number("--srand", clock_seed(), 0, u64::MAX)?,
+            srand: a.number("--srand", fresh(), 0, u64::MAX)?,
             pgn: given("--pgn", None, &pgn),
             fastchess: given("--fastchess", on_path("fastchess", &[]), "fastchess"),
             stockfish: given("--stockfish", stockfish, "stockfish"),
@@ -148,7 +149,7 @@ impl Plan {
         let mut words = vec![self.fastchess.clone()];
         for player in [self.me, self.opponent] {
             let cmd =
-                [&self.rmax, &self.stockfish][matches!(player, Player::Stockfish(_)) as usize];
+                [&self.rmax, &self.stockfish][matches!(player, Entrant::Stockfish(_)) as usize];
             let name = format!("name={}", player.name());
             words.extend(["-engine".into(), format!("cmd={cmd}"), name]);
             if let Some(elo) = player.elo() {
@@ -172,9 +173,9 @@ impl Plan {
     pub fn run(&self) -> Result<(), String> {
         let command = self.command();
         let opponent = match self.opponent {
-            Player::Stockfish(elo) => format!("Stockfish at UCI_Elo {elo}"),
-            Player::Rmax(Some(elo)) => format!("rmax at level {elo} (the chain)"),
-            Player::Rmax(None) => "rmax at full strength".into(),
+            Entrant::Stockfish(elo) => format!("Stockfish at UCI_Elo {elo}"),
+            Entrant::Rmax(Some(elo)) => format!("rmax at level {elo} (the chain)"),
+            Entrant::Rmax(None) => "rmax at full strength".into(),
         };
         let (me, tc, games) = (self.me.name(), &self.tc, self.games);
         say!(
@@ -191,8 +192,8 @@ impl Plan {
                 self.pgn
             ));
         }
-        let stockfish =
-            matches!(self.opponent, Player::Stockfish(_)).then_some(("stockfish", &self.stockfish));
+        let stockfish = matches!(self.opponent, Entrant::Stockfish(_))
+            .then_some(("stockfish", &self.stockfish));
         let needed = [("fastchess", &self.fastchess), ("rmax", &self.rmax)];
         let needed = needed.into_iter().chain([("the openings", &self.openings)]);
         for (what, path) in needed.chain(stockfish) {
@@ -291,14 +292,8 @@ impl Tally {
     /// The games of `pgn`, from their tags.
     pub fn of(pgn: &str) -> Tally {
         let mut tally = Tally::default();
-        for game in pgn.split("[Event ").skip(1) {
-            let tag = |key: &str| {
-                let prefix = format!("[{key} \"");
-                let value = game
-                    .lines()
-                    .find_map(|l| l.trim().strip_prefix(&prefix)?.strip_suffix("\"]"));
-                value.unwrap_or_default()
-            };
+        for tags in read_tags(pgn) {
+            let tag = |key: &str| tag_value(&tags, key).unwrap_or_default();
             let (white, black) = (tag("White"), tag("Black"));
             for name in [white, black] {
                 tally.faults.entry(name.to_string()).or_default();

@@ -1,12 +1,13 @@
 //! What rmax's tools share (`rmax datagen`, `rmax tune`, `rmax spsa`, `rmax calibrate`).
 
+use crate::clock::read_control;
+use crate::input::short;
 use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus, Stdio};
 use std::str::FromStr;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A command line: its flags' values, its switches, and its other words (`FILE`, `GAMES`).
 #[derive(Debug, Default)]
@@ -34,7 +35,7 @@ impl Args {
             } else if switches.contains(&word) {
                 read.switches.push(word.into());
             } else if word.starts_with('-') && word.len() > 1 {
-                return Err(format!("unknown option '{}'", shown(word)));
+                return Err(format!("unknown option '{}'", short(word)));
             } else {
                 read.words.push(word.into());
             }
@@ -64,71 +65,17 @@ impl<T: FromStr + PartialOrd + Display> Number for T {}
 /// `text` as a number from `least` to `most`; the error names `what`.
 pub fn number<T: Number>(what: &str, text: &str, least: T, most: T) -> Result<T, String> {
     let n = text.parse::<T>().ok().filter(|n| *n >= least && *n <= most);
-    let shown = shown(text);
+    let shown = short(text);
     n.ok_or(format!("{what} takes {least} to {most}, not '{shown}'"))
-}
-
-/// A word from outside as a message shows it: 40 characters, control characters escaped.
-pub fn shown(word: &str) -> String {
-    word.chars()
-        .take(40)
-        .flat_map(char::escape_default)
-        .collect()
-}
-
-/// splitmix64: small, and its whole state one number (`rmax spsa` keeps it in its state file).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let z = (self.0 ^ self.0 >> 30).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        let z = (z ^ z >> 27).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ z >> 31
-    }
-
-    /// Uniform in 0..n.
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// Uniform in [0, 1).
-    pub fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-/// `42 s`, `17 min 5 s`, `3 h 20 min`.
-pub fn duration(secs: f64) -> String {
-    let s = secs.round() as u64;
-    match s {
-        0..60 => format!("{s} s"),
-        60..3600 => format!("{} min {} s", s / 60, s % 60),
-        _ => format!("{} h {} min", s / 3600, s / 60 % 60),
-    }
-}
-
-/// A seed from the clock, for a run given none (the tools print it, to replay the run).
-pub fn clock_seed() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(1, |d| d.as_secs())
 }
 
 /// `--tc`'s `10+0.1`, `2+0.02`, `40/60+0.5` or `8`: what fastchess's `tc=` takes, roughly.
 pub fn valid_tc<'a>(tc: &'a str, example: &str) -> Result<&'a str, String> {
-    let clock = match tc.split_once('/') {
-        Some((moves, clock)) if moves.parse::<u32>().is_ok() => clock,
-        Some(_) => "",
-        None => tc,
-    };
-    let (base, increment) = clock.split_once('+').unwrap_or((clock, "0"));
-    let seconds = |s: &str| s.parse::<f64>().is_ok_and(|v| v.is_finite() && v >= 0.0);
-    let valid = !base.is_empty() && seconds(base) && seconds(increment);
-    let shown = shown(tc);
-    let e = format!("--tc takes a time control such as {example}, not '{shown}'");
-    valid.then_some(tc).ok_or(e)
+    let e = format!(
+        "--tc takes a time control such as {example}, not '{}'",
+        short(tc)
+    );
+    read_control(tc).map(|_| tc).ok_or(e)
 }
 
 /// `name` in the directories of PATH, then in `more`.

@@ -2,8 +2,11 @@
 //! comes from the seed and n alone, each search has a node limit and each game an empty hash
 //! table: a seed gives the same games and labels (with threads, in another order).
 
-use super::command::{duration, number, Args, Rng};
+use super::command::{number, Args};
 use super::teacher::Teacher;
+use crate::game::{end_of, End};
+use crate::output::duration;
+use crate::random::Rng;
 use rmax::{Board, Engine, Limits, START};
 use std::fs::File;
 use std::io::Write;
@@ -14,7 +17,7 @@ use std::time::Instant;
 /// Random plies before the engine takes over.
 pub const RANDOM_PLIES: usize = 8;
 /// Hash table per thread (MB): a node-limited search fills little of it.
-pub const HASH_MB: usize = 4;
+pub const SELF_PLAY_HASH_MB: usize = 4;
 /// Won when the scores stay beyond WIN_SCORE for WIN_PLIES plies, drawn at MAX_PLIES.
 pub const WIN_SCORE: i32 = 1000;
 pub const WIN_PLIES: i32 = 6;
@@ -105,7 +108,7 @@ impl Labeller {
         let Some(command) = teacher else {
             let mut lim = Limits::default();
             (lim.nodes, lim.depth) = (nodes.unwrap_or(!0), depth.map_or(64, |d| d as i32));
-            let mut engine = Box::new(Engine::new(HASH_MB));
+            let mut engine = Box::new(Engine::new(SELF_PLAY_HASH_MB));
             let completed = Arc::new(AtomicI32::new(NO_SCORE));
             let score = completed.clone();
             engine.report = Some(Box::new(move |info| score.store(info.score, Relaxed)));
@@ -120,7 +123,7 @@ impl Labeller {
     /// A new game: an empty hash table, so that labels do not depend on the games before.
     pub fn new_game(&mut self) -> Result<(), String> {
         match self {
-            Labeller::Rmax(engine, ..) => engine.resize(HASH_MB),
+            Labeller::Rmax(engine, ..) => engine.resize(SELF_PLAY_HASH_MB),
             Labeller::Teacher(teacher) => teacher.new_game()?,
         }
         Ok(())
@@ -202,7 +205,7 @@ pub fn stop(msg: &str) -> ! {
 
 /// One thread's games, until all are played or a thread failed; a line after each game.
 pub fn play_games(run: &Run, mut labeller: Option<Labeller>) -> Result<(), String> {
-    let mut engine = Engine::new(HASH_MB);
+    let mut engine = Engine::new(SELF_PLAY_HASH_MB);
     loop {
         let n = run.next_game.fetch_add(1, Relaxed) as u64;
         if n >= run.o.games as u64 || run.error.lock().unwrap().is_some() {
@@ -261,19 +264,12 @@ pub fn play(engine: &mut Engine, mut rng: Rng, nodes: u64) -> (Vec<Board>, usize
 
 /// The result of a game over at `board` (`keys`: the positions before it), as `play` gives it.
 pub fn over(board: &Board, keys: &[u64]) -> Option<usize> {
-    if board.gen(false).is_empty() {
-        let mated = (board.in_check(), board.side == 8);
-        return Some(match mated {
-            (false, _) => 1,
-            (true, true) => 2,
-            (true, false) => 0,
-        });
+    match end_of(board, keys) {
+        Some(End::Mate(8)) => Some(0),
+        Some(End::Mate(_)) => Some(2),
+        Some(_) => Some(1),
+        None => (keys.len() >= MAX_PLIES).then_some(1),
     }
-    // threefold: the key (it has the side to move) twice since the last irreversible move
-    let since = keys.iter().rev().take(board.half as usize);
-    let repeated = since.filter(|&&k| k == board.key).count() >= 2;
-    let drawn = board.half >= 100 || board.insufficient() || keys.len() >= MAX_PLIES;
-    (repeated || drawn).then_some(1)
 }
 
 /// Plays on from `board`, `nodes` a move, until the game ends or is adjudicated: its quiet
@@ -284,7 +280,7 @@ pub fn play_from(
     mut keys: Vec<u64>,
     nodes: u64,
 ) -> (Vec<Board>, usize) {
-    engine.resize(HASH_MB); // nothing carried over from the last game
+    engine.resize(SELF_PLAY_HASH_MB); // nothing carried over from the last game
     let (mut quiet, mut decisive) = (vec![], 0i32); // plies beyond WIN_SCORE, + White ahead
     let lim = Limits {
         nodes,

@@ -1,9 +1,11 @@
 //! `rmax spsa`: tunes the search's constants (`tools::params::PARAMS`) by games, with fastchess
 //! and the tune build (README, Tuning the search), by OpenBench's SPSA (see `schedule`).
 
-use super::command::{clock_seed, duration, fastchess_games, number, on_path, output_of};
-use super::command::{shell_line, shown, valid_tc, Args, Rng};
+use super::command::{fastchess_games, number, on_path, output_of, shell_line, valid_tc, Args};
 use super::params::{param, Param, PARAMS};
+use crate::input::short;
+use crate::output::duration;
+use crate::random::{fresh, Rng};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -77,7 +79,7 @@ impl Settings {
             limit: "tc=2+0.02".into(),
             hash: 8,
             r_end: 0.002,
-            seed: clock_seed(),
+            seed: fresh(),
             openings: "tests/data/openings.epd".into(),
         }
     }
@@ -140,7 +142,7 @@ pub fn names<'a>(
         let known = PARAMS.map(|p| p.name).join(", ");
         let unknown = format!(
             "unknown parameter '{}' in {flag} (src/tools/params.rs has: {known})",
-            shown(name)
+            short(name)
         );
         let p = param(name).ok_or(unknown)?;
         if found.iter().any(|f| f.0 == p) {
@@ -308,7 +310,7 @@ pub fn tune(
 }
 
 /// How to play: the programs, the games at a time, and the state file.
-pub struct Player {
+pub struct Runner {
     pub engine: String,
     pub fastchess: String,
     pub concurrency: u32,
@@ -321,7 +323,7 @@ pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
-impl Player {
+impl Runner {
     /// The fastchess command of a step: plus first (fastchess's wins are then plus's).
     pub fn command(&self, state: &State, step: &Step) -> Vec<String> {
         let s = &state.settings;
@@ -612,7 +614,7 @@ pub fn count(n: u32, thing: &str) -> String {
 }
 
 /// Plays the run to its end, a line after each iteration: plus's games, the values after it.
-pub fn play_all(player: &Player, state: &mut State) -> Result<(), String> {
+pub fn play_all(player: &Runner, state: &mut State) -> Result<(), String> {
     let (started, first, until) = (Instant::now(), state.done, state.settings.iterations);
     let after = |state: &State, [w, d, l]: [u32; 3]| {
         let file = player.state.display();
@@ -633,7 +635,7 @@ pub fn play_all(player: &Player, state: &mut State) -> Result<(), String> {
 }
 
 /// The flags read, and the player they give.
-pub fn player(args: &[String]) -> Result<(Args, Player), String> {
+pub fn player(args: &[String]) -> Result<(Args, Runner), String> {
     let flags = [words(SETTINGS), words(FLAGS)].concat();
     let a = Args::read(args, &flags, &words(SWITCHES))?;
     if a.has("--build") && a.has("--engine") {
@@ -643,7 +645,7 @@ pub fn player(args: &[String]) -> Result<(Args, Player), String> {
     }
     let fastchess = a.get("--fastchess").map(String::from);
     let fastchess = fastchess.or_else(|| on_path("fastchess", &[]));
-    let player = Player {
+    let player = Runner {
         engine: a.get("--engine").unwrap_or(TUNE_ENGINE).into(),
         fastchess: fastchess.unwrap_or_else(|| "fastchess".into()),
         concurrency: a.number("--concurrency", 2, 1, 256)?,

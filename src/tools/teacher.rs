@@ -2,7 +2,7 @@
 //! last exact score before `bestmove` (a bound only without one). Its output is read on a
 //! thread of its own, so every wait has a deadline: a program that hangs or dies is an error.
 
-use super::command::shown;
+use crate::input::short;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
@@ -13,7 +13,7 @@ pub const HANDSHAKE: Duration = Duration::from_secs(10);
 /// How long a searching teacher may stay silent before it is taken as hung.
 pub const SILENCE: Duration = Duration::from_secs(300);
 /// The teacher's hash table (MB), a process per thread.
-pub const HASH_MB: usize = 16;
+pub const TEACHER_HASH_MB: usize = 16;
 /// A mate's score: beyond any label.
 pub const MATE: i32 = 100_000;
 
@@ -49,7 +49,7 @@ impl Teacher {
         teacher.send("uci")?;
         teacher.wait_for("uciok", "uci")?;
         let options =
-            format!("setoption name Threads value 1\nsetoption name Hash value {HASH_MB}");
+            format!("setoption name Threads value 1\nsetoption name Hash value {TEACHER_HASH_MB}");
         teacher.send(&options)?;
         teacher.new_game()?;
         Ok(teacher)
@@ -161,7 +161,7 @@ pub fn info_score(line: &str) -> Result<Option<(i32, bool)>, String> {
     let score = match (words.next(), value(words.next())) {
         (Some("cp"), Some(cp)) => cp,
         (Some("mate"), Some(n)) => [-MATE, MATE][(n > 0) as usize],
-        _ => return Err(format!("a score that is not one: '{}'", shown(line))),
+        _ => return Err(format!("a score that is not one: '{}'", short(line))),
     };
     let bound = matches!(words.next(), Some("lowerbound" | "upperbound"));
     Ok(Some((score, !bound)))

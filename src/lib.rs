@@ -68,7 +68,8 @@
 //! - **Aspiration window**: the root searched in a narrow window around the last score,
 //!   widened when the score falls outside.
 //! - **Lazy SMP** (symmetric multiprocessing, lazily): more threads searching the same
-//!   position at once, sharing the hash table and the node count and nothing else (see `Engine`).
+//!   position at once, sharing the hash table and the node count, and (the interface sees to
+//!   it) the stop flag; nothing else (see `Engine`).
 //! - **Negamax**: one function for both sides, each child's score negated (what is good for
 //!   the opponent is bad for us). **Pseudo-legal**: a move by the piece's rules that may still
 //!   leave the own king in check. **Perft**: counting the legal move paths to a depth.
@@ -78,7 +79,20 @@
 //!   values blended by the material left (PeSTO's tables, a public set of such values).
 //! - **SPSA**: a tuner that nudges all the constants at once by the results of games.
 //! - **`c!(v)`**: a search constant, tunable by SPSA; its name (src/tools/params.rs) stands in a
-//!   comment beside it or a few lines above.
+//!   comment beside it or a few lines above. It is keyed by its default value v (no two
+//!   constants share one), so the same `c!(v)` written twice is one constant (HistoryMax,
+//!   `c!(512)`, is written twice: the histories' step cap and their gravity's divisor).
+//! - **An `if` as an operand** (`x + if c { a } else { b }`): in Rust an `if` is an expression
+//!   with a value, and where an operand stands it is one term, as if in parentheses: its last
+//!   `}` ends it, and the operators around it apply to its value by their usual precedence.
+//!   So `f + if white { 16 } else { 240 } & 255` is `(f + 16 or 240) & 255`; `n / if pv { a }
+//!   else { b } + k` divides by a or b, then adds k; `bound & if hs > eval { 2 } else { 1 } >
+//!   0` is `(bound & 2 or 1) > 0`; `t && if u { v } else { w }` tests v or w as its last
+//!   term; `for d in if hit { depth } else { depth.min(1) }..=depth` starts the range at
+//!   either; `c!`'s own `v + if ... { offset } else { 0 }` adds the offset or 0 (and, a
+//!   macro's expansion being one expression, not pasted text as in C, `c!(71) * x` multiplies
+//!   the whole sum). Only at the start of a statement would an `if` end at its `}`, leaving
+//!   the operator after it to begin another expression: no statement here starts so.
 //!
 //! ## The packed layouts, all in one place
 //!
@@ -891,11 +905,17 @@ pub struct Info {
 ///
 /// Threads: this file starts none. The interface (`src/searcher.rs`) makes helpers with
 /// `Engine::helper`, which share this engine's hash table and node count (`count`) and
-/// nothing else, and runs `think` on each on a thread of its own while this one searches on
-/// another. The main engine's `stop` flag is set by its limits or from outside; the helpers
-/// share one of their own, set by the interface when the main search returns. Only the main
-/// engine's move is played; what the helpers add is their hash entries, and their nodes in
-/// the main engine's `Info::nodes`.
+/// nothing else: each helper comes with a `stop` flag of its own, shared with no one. The
+/// sharing of the stop flag is the interface's: for each search its `lazy_smp` sets every
+/// helper's `stop` to a clone of the main engine's (one flag, `Arc`, for all the threads),
+/// then runs `think` on each helper on a thread of its own (no limit but the depth, no
+/// report) while the main engine searches on another. That one flag is set by the main
+/// engine's limits (its node limit counts all the threads' nodes, `count`; the hard time
+/// limit), from outside (the interface's `stop`, or its report callback when a stop rule or
+/// a mate found says enough), and by `lazy_smp` itself when the main search returns (soft
+/// time, depth reached); whichever sets it, the helpers stop with the main engine. Only the
+/// main engine's move is played; what the helpers add is their hash entries, and their nodes
+/// in the main engine's `Info::nodes`.
 #[derive(Default)]
 pub struct Engine {
     /// The hash table (the interface reads how full it is).
@@ -907,7 +927,8 @@ pub struct Engine {
     base: u64,
     /// Plies added to every iteration: a helper thread's, so that it does not walk in step.
     skew: i32,
-    /// Set from outside (or by the limits) to stop the search.
+    /// Set from outside (or by the limits) to stop the search; during a search with helpers,
+    /// one flag shared by them all (see above).
     pub stop: Arc<AtomicBool>,
     /// Called after every completed root iteration, once per line (MultiPV), best first.
     pub report: Option<Box<dyn FnMut(&Info) + Send>>,
@@ -985,7 +1006,8 @@ impl Engine {
     }
 
     /// A helper thread's searcher (Lazy SMP): this one's hash table and node count, its own
-    /// history, killers and lists; `skew` plies deeper in every iteration.
+    /// history, killers and lists, and its own `stop` flag (the interface swaps in the main
+    /// engine's before each search: see `Engine`); `skew` plies deeper in every iteration.
     pub fn helper(&self, skew: i32) -> Engine {
         let mut e = Engine::new(0); // (a table of 0 slots: replaced by this one's)
         (e.tt, e.count, e.skew) = (self.tt.clone(), self.count.clone(), skew);
@@ -1316,28 +1338,43 @@ impl Engine {
                     }
                     // the most this move can gain: the victim, or a promotion's new piece
                     let gain = WORTH[victim] + WORTH[m.promo as usize];
-                    // Futility (quiescence: delta pruning): near the leaves, a move that cannot
-                    // win back enough to lift a lost cause is skipped (outside quiescence never
-                    // the first move searched: `tried > 0`), unless it gives check
-                    // (mates hide there; quiescence does not ask). Late-move pruning: past
-                    // (1 + d * d) >> (1 - improving) quiet moves searched that gave no check
-                    // (`quiets`; half as many when not improving), the rest (quiet too) will
-                    // not cut.
-                    // (futility below depth 8, reverse futility's default; only RfpDepth is tuned;
-                    // the margin: FutilityBase + FutilityPerDepth * d)
-                    let futile = (qs || prune && tried > 0 && d < 8)
-                        && eval + c!(50) + c!(100) * d + gain <= a
-                        // quiescence: a capture of a piece worth less than the capturer, on a
-                        // square the other side defends, loses material (a rough exchange test;
-                        // on the board before the move, so a defender behind the capturer is
-                        // missed)
-                        || qs
-                            && gain < WORTH[b.b[m.from] as usize & 7]
-                            && attacked(&b.b, m.to, b.side ^ 24);
-                    if prune && quiet && quiets > (1 + d * d) >> 1 - improving {
+                    // Three ways to leave a move unsearched, tried in this order:
+                    //
+                    // 1. Late-move pruning (`prune`: full search, off the PV, not in check): the
+                    //    moves come best first, so once more quiet moves than the count below
+                    //    have been searched without a cutoff (`quiets`: quiet moves that gave no
+                    //    check), a later quiet move is unlikely to cut either, and neither is
+                    //    what the order puts after it: the node stops (`break`, not `continue`).
+                    //    The count is 1 + d * d when improving, half that (rounded down) when
+                    //    not: a shift by 0 or by 1.
+                    if prune && quiet && quiets > (1 + d * d) >> (1 - improving) {
                         break;
                     }
-                    if futile && (qs || !b.exposed(m, b.side ^ 24)) {
+                    // hopeless: even if the move wins `gain` (its victim, or its promotion's new
+                    // piece) and the position is a margin better than `eval` thinks, the score
+                    // stays at or below alpha: the move cannot lift this lost cause. (The
+                    // margin: FutilityBase + FutilityPerDepth * d, wider the deeper the search
+                    // below, which has more chances to find more.)
+                    let hopeless = eval + c!(50) + c!(100) * d + gain <= a;
+                    // 2. Delta pruning (quiescence): skip a hopeless capture, and a losing one:
+                    //    a capture of a piece worth less than the capturer, on a square the
+                    //    other side defends (a rough exchange test, on the board before the
+                    //    move, so a defender behind the capturer is missed).
+                    if qs
+                        && (hopeless
+                            || (gain < WORTH[b.b[m.from] as usize & 7]
+                                && attacked(&b.b, m.to, b.side ^ 24)))
+                    {
+                        continue;
+                    }
+                    // 3. Futility pruning (`prune` again): skip a hopeless move near
+                    //    the leaves (below depth 8, reverse futility's default; only RfpDepth is
+                    //    tuned), but never the first move searched (`tried > 0`: a node with
+                    //    no move searched would count as mate or stalemate, after the moves)
+                    //    and never one that gives check (mates hide there).
+                    //    (In a razored node, quiescence with `prune` still true, step 2 has
+                    //    already skipped every hopeless move.)
+                    if prune && tried > 0 && d < 8 && hopeless && !b.exposed(m, b.side ^ 24) {
                         continue;
                     }
                     // the child board; calm: the move gives no check
@@ -1391,33 +1428,47 @@ impl Engine {
                         }
                     }
                     if s >= beta {
-                        // The histories learn: the move that cut off goes up, every move before
-                        // it in the order down (searched, or skipped by futility or MultiPV:
-                        // none of them cut off; MultiPV skips the root's best moves, so with
-                        // more lines these go down at root cutoffs; this matters only with MultiPV
-                        // above 1, in analysis).
-                        // Gravity: a step, less the entry's own step / 512 part, keeps the
-                        // entry within +-512, the nearer the bound the
-                        // smaller the step; step = d * d, at most 512 (a larger one overshoots
-                        // the bound: in 30-ply searches the entries swung until they overflowed;
-                        // in quiescence d = 0: the histories learn nothing there, and killers only quiet moves)
+                        // The histories learn. Which entries move: for every legal move from the
+                        // first in the order to this one, the entry of its piece and target: a
+                        // quiet move's in `history` and in `cont`; a capture's (or a
+                        // promotion's) in `history` only, at `to ^ 8` (see `t` below).
+                        // Which way: the move that cut off up, every move before it down
+                        // (searched, or skipped by futility or MultiPV: none of them cut off;
+                        // MultiPV skips the root's best moves, so with more lines these go down
+                        // at root cutoffs; this matters only with MultiPV above 1, in analysis).
+                        // By how much: `step` = d * d (a deeper search's verdict weighs more), at
+                        // most HistoryMax; in quiescence d = 0, so the histories learn nothing
+                        // there (and killers take only quiet moves).
+                        // HistoryMax is one SPSA constant written twice: `c!(v)` is keyed by its
+                        // default v, so both `c!(512)` below are the same number, in a tune build
+                        // too. As the cap on `step` it keeps one step from overshooting the
+                        // bound (in 30-ply searches the entries swung until they overflowed); as
+                        // gravity's divisor it is the bound itself.
                         let step = (d * d).min(c!(512) /* HistoryMax */);
-                        for q in &moves[..=i] {
-                            if b.safe(*q, check) {
-                                // a capture's history is at to ^ 8, the off-board half of the
-                                // row; its continuation entry, which nothing reads, is skipped
-                                let (p, t) = (
-                                    b.b[q.from] as usize,
-                                    q.to ^ 8 * (b.b[q.to] > 0 || q.promo > 0) as usize,
-                                );
-                                for h in
-                                    &mut [&mut self.cont[pc + p % 8][t], &mut self.history[p][t]]
-                                        [(t != q.to) as usize..]
-                                {
-                                    // (+step or -step; less the gravity, **h * step / 512;
-                                    // HistoryMax)
-                                    **h +=
-                                        if *q == m { step } else { -step } - **h * step / c!(512);
+                        for &q in &moves[..=i] {
+                            if b.safe(q, check) {
+                                // p: the mover's piece code; bonus: up for the move that cut
+                                // off, down for the others
+                                let p = b.b[q.from] as usize;
+                                let bonus = if q == m { step } else { -step };
+                                // the target's column in p's row of 128: a capture or promotion
+                                // at `to ^ 8`, in files 8..15, the off-board half of the 0x88
+                                // row, which no move's target is: one table holds both histories
+                                let t = if b.b[q.to] > 0 || q.promo > 0 {
+                                    q.to ^ 8
+                                } else {
+                                    q.to
+                                };
+                                // Gravity: the bonus, less the entry's own step / HistoryMax
+                                // part: the nearer the bound (+-HistoryMax) the smaller the move
+                                // toward it, so the entry stays within it and old lessons fade
+                                // (the divisor: HistoryMax, the same constant as in `step`)
+                                let learn = |h: &mut i32| *h += bonus - *h * step / c!(512);
+                                learn(&mut self.history[p][t]);
+                                if t == q.to {
+                                    // quiet: the continuation history too (a capture's entry
+                                    // there would be read by nothing)
+                                    learn(&mut self.cont[pc + p % 8][t]);
                                 }
                             }
                         }

@@ -2,18 +2,14 @@
 //! a chain of rmax's levels below its floor), and bad arguments are refused with exit code 2.
 //! No games are played.
 
-use std::process::Command;
+mod common;
 
 /// Runs rmax calibrate with stand-in paths: (exit code, standard output, standard error).
 fn calibrate(args: &str) -> (Option<i32>, String, String) {
     let paths = "--fastchess /x/fastchess --stockfish /x/sf --rmax /x/rmax";
-    let out = Command::new(env!("CARGO_BIN_EXE_rmax"))
-        .arg("calibrate")
-        .args(format!("{paths} {args}").split_whitespace())
-        .output()
-        .expect("rmax calibrate runs");
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.code(), text(&out.stdout), text(&out.stderr))
+    let args = format!("{paths} {args}");
+    let args: Vec<&str> = args.split_whitespace().collect();
+    common::tool("calibrate", ".", &args)
 }
 
 /// The fastchess command of a dry run.

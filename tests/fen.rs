@@ -1,12 +1,8 @@
 //! FEN parsing and printing, incremental state, move text, castling, e.p. and draw helpers.
 
 mod common;
-use common::{suite_fens, Board, Move, Perft, Rng, START};
+use common::{board, suite_fens, Board, Move, Perft, Rng, START};
 use std::collections::BTreeSet;
-
-fn board(fen: &str) -> Board {
-    Board::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
-}
 
 fn uci_set(b: &Board) -> BTreeSet<String> {
     b.gen(false).iter().map(|m| m.to_string()).collect()

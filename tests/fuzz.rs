@@ -1240,9 +1240,7 @@ fn fuzzed(r: Rmax, mode: Mode) -> Session {
 
 #[test]
 fn uci_survives_the_fuzz_and_still_plays() {
-    let mut r = Rmax::start(&[]);
-    uci_answer(&mut r);
-    let mut s = fuzzed(r, Mode::Uci);
+    let mut s = fuzzed(uci(), Mode::Uci);
     // a good position stops any search (its bestmove comes before the sync's answer)
     s.send(b"stop");
     s.send(b"position startpos moves e2e4");
@@ -1256,10 +1254,7 @@ fn uci_survives_the_fuzz_and_still_plays() {
 
 #[test]
 fn xboard_survives_the_fuzz_and_still_plays() {
-    let mut r = Rmax::start(&[]);
-    r.send("xboard");
-    r.send("protover 2");
-    r.line("feature ", 5.0);
+    let (mut r, _) = xboard();
     r.send("level 40 0:03 0"); // (xboard's default is 40 moves in 5 minutes)
     let mut s = fuzzed(r, Mode::Xboard);
     for line in ["exit", "force", "new", "sd 3", "st 0.5"] {
@@ -1274,10 +1269,10 @@ fn xboard_survives_the_fuzz_and_still_plays() {
 
 #[test]
 fn the_terminal_survives_the_fuzz_and_still_plays() {
-    let dir = temp_path("fuzz");
+    let dir = Scratch::new("fuzz");
     setup_dir(&dir);
     let mut command = Command::new(env!("CARGO_BIN_EXE_rmax"));
-    command.current_dir(&dir);
+    command.current_dir(dir.as_path());
     let mut r = Rmax::spawn(command);
     r.send("time 0.02");
     r.expect(PROMPT, 5.0); // the greeting
@@ -1290,19 +1285,15 @@ fn the_terminal_survives_the_fuzz_and_still_plays() {
     say(&mut r, "white");
     say(&mut r, "new");
     assert_eq!(terminal_fen(&mut r), board_after(START, &[]).fen());
-    let out = say(&mut r, "e4");
-    assert!(out.contains("rmax plays 1... "), "{out}");
+    say_has(&mut r, "e4", "rmax plays 1... ");
     let before = board_after(START, &["e2e4"]).fen();
     let after = terminal_fen(&mut r);
     assert!(one_legal_move_apart(&before, &after), "{before} -> {after}");
     quits_within(r, 10_000);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The terminal's directory: a game, a position and garbage to load.
 fn setup_dir(dir: &std::path::Path) {
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).expect("a temporary directory");
     let pgn = "[Event \"fuzz\"]\n[Result \"*\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n";
     std::fs::write(dir.join("game.pgn"), pgn).expect("write");
     std::fs::write(dir.join("position.fen"), KIWIPETE).expect("write");

@@ -175,20 +175,14 @@ fn the_handshake_offers_multipv_and_the_strength_options() {
     ] {
         assert!(out.contains(option), "{option}: {out}");
     }
-    let elo = out
-        .lines()
-        .find(|l| l.starts_with("option name UCI_Elo"))
-        .expect("UCI_Elo");
+    let elo = line_of(&out, "option name UCI_Elo");
     let words: Vec<&str> = elo.split_whitespace().collect();
     let value = |key| {
         let i = words.iter().position(|&w| w == key).expect(key);
         words[i + 1].parse::<i64>().expect("a number")
     };
     assert!(value("min") <= value("default") && value("default") <= value("max"));
-    let multipv = out
-        .lines()
-        .find(|l| l.starts_with("option name MultiPV"))
-        .expect("MultiPV");
+    let multipv = line_of(&out, "option name MultiPV");
     let max: usize = multipv
         .rsplit(' ')
         .next()
@@ -399,8 +393,7 @@ fn xboard_new_clears_the_hash_table_and_history_like_ucinewgame() {
 #[test]
 fn the_terminal_level_shows_in_the_status_line_help_and_pgn() {
     let mut r = terminal_alone("0.05");
-    let out = say(&mut r, "level 1500");
-    assert!(out.contains("1500"), "{out}");
+    say_has(&mut r, "level 1500", "1500");
     assert!(say(&mut r, "board").contains("rmax plays at level 1500."));
     assert!(say(&mut r, "help").contains(
         "Now: rmax thinks 0.05 s per move, at level 1500, paced like a person (at most 0.05 s a move)."
@@ -418,8 +411,7 @@ fn the_terminal_level_shows_in_the_status_line_help_and_pgn() {
     }
     assert!(say(&mut r, "board").contains("rmax plays at level 1500."));
     // rmax plays Black, at its level, and the PGN says so
-    let out = say(&mut r, "e4");
-    assert!(out.contains("rmax plays 1... "), "{out}");
+    let out = say_has(&mut r, "e4", "rmax plays 1... ");
     assert!(out.contains("rmax plays at level 1500."), "{out}");
     let file = temp_path("level.pgn");
     say(&mut r, &format!("save {}", file.display()));
@@ -430,8 +422,7 @@ fn the_terminal_level_shows_in_the_status_line_help_and_pgn() {
     // rmax takes White
     say(&mut r, "new");
     say(&mut r, "level 2000");
-    let out = say(&mut r, "go");
-    assert!(out.contains("rmax plays 1. "), "{out}");
+    say_has(&mut r, "go", "rmax plays 1. ");
     assert!(say(&mut r, "pgn").contains("[WhiteElo \"2000\"]\n"));
     // full strength again: no level shown, no Elo tag
     assert!(say(&mut r, "level off").contains("full strength"));
@@ -450,8 +441,7 @@ fn a_limited_rmax_plays_legal_moves_in_the_terminal() {
     // each move leads from the position before to the one after by a legal move
     for _ in 0..6 {
         let before = terminal_fen(&mut r);
-        let out = say(&mut r, "go");
-        assert!(out.contains("rmax plays "), "{out}");
+        let out = say_has(&mut r, "go", "rmax plays ");
         let after = terminal_fen(&mut r);
         assert!(one_legal_move_apart(&before, &after), "{before} -> {after}");
         if out.contains("Type new or undo") {
@@ -478,8 +468,7 @@ fn reply_to_e4(r: &mut Rmax) -> (u128, f64, String) {
 fn a_paced_level_in_the_terminal_takes_time_but_keeps_to_time_and_enter() {
     let mut r = terminal_alone("2");
     say(&mut r, "level 1000");
-    let help = say(&mut r, "help");
-    assert!(help.contains("pace on|off"), "{help}");
+    let help = say_has(&mut r, "help", "pace on|off");
     assert!(
         help.contains("at level 1000, paced like a person (at most 2 s a move)."),
         "{help}"
@@ -504,8 +493,7 @@ fn a_paced_level_in_the_terminal_takes_time_but_keeps_to_time_and_enter() {
     assert!(ms < 450, "Enter: {ms} ms: {line}");
     r.expect(PROMPT, 5.0);
     // pace off: at once, and the status line and help say so
-    let out = say(&mut r, "pace off");
-    assert!(out.contains("moves as soon as it has chosen"), "{out}");
+    say_has(&mut r, "pace off", "moves as soon as it has chosen");
     let (ms, secs, line) = reply_to_e4(&mut r);
     assert!(secs < 0.3 && ms < 450, "pace off: {ms} ms: {line}");
     assert!(say(&mut r, "board").contains("rmax plays at level 1000, moving at once."));
@@ -552,8 +540,7 @@ fn analyse_shows_the_lines_asked_for_until_enter() {
         }
     }
     // nothing was played: still Black to move, the person's move
-    let board = say(&mut r, "board");
-    assert!(board.contains("Black to move (you)"), "{board}");
+    say_has(&mut r, "board", "Black to move (you)");
     // an analysis that ends by itself: one legal move
     say(&mut r, "setboard k7/8/8/8/8/8/r7/7K w - - 0 1");
     r.send("analyse");

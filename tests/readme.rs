@@ -5,8 +5,6 @@ mod common;
 use common::*;
 use std::process::Command;
 
-const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
-
 // ---------------------------------------------------------------------------------------
 // The terminal
 // ---------------------------------------------------------------------------------------
@@ -170,19 +168,14 @@ fn an_over_long_terminal_line_gets_an_error_and_the_terminal_goes_on() {
 fn an_illegal_move_in_check_says_that_the_king_is_in_check() {
     let mut r = terminal("0.05");
     say(&mut r, "setboard 4k3/8/8/8/8/8/4q3/R3K3 w Q - 0 1");
-    let out = say(&mut r, "Ra8");
-    assert!(
-        out.contains("Illegal move 'Ra8': White is in check"),
-        "{out}"
-    );
+    say_has(&mut r, "Ra8", "Illegal move 'Ra8': White is in check");
     assert!(say(&mut r, "Kxe2").contains("rmax plays"));
 }
 
 #[test]
 fn depth_1_is_one_ply() {
     let mut r = terminal("0.05");
-    let out = say(&mut r, "depth 1");
-    assert!(out.contains("rmax searches 1 ply per move"), "{out}");
+    say_has(&mut r, "depth 1", "rmax searches 1 ply per move");
     assert!(say(&mut r, "help").contains("rmax searches 1 ply per move"));
     assert!(say(&mut r, "depth 2").contains("2 plies per move"));
 }
@@ -215,10 +208,7 @@ fn a_bad_command_line_says_what_was_wrong_before_the_usage() {
 fn perft_gives_a_time_that_reads_beside_its_speed() {
     let (status, out, _) = run(&["perft", "3"], 10.0);
     assert!(status.success());
-    let time = out
-        .lines()
-        .find(|l| l.starts_with("Time: "))
-        .expect("a time");
+    let time = line_of(&out, "Time: ");
     assert!(!time.contains("0.000 s"), "{time}");
     assert!(
         time.contains(" ms, ") && time.ends_with("leaves per second"),
@@ -325,7 +315,7 @@ fn every_readme_command_runs_as_printed() {
         .parent()
         .expect("the binaries' folder")
         .to_path_buf();
-    let dir = std::env::temp_dir().join(format!("rmax-readme-{}", std::process::id()));
+    let dir = Scratch::new("readme");
     let data = dir.join("tests/data");
     std::fs::create_dir_all(&data).expect("a folder");
     for entry in std::fs::read_dir("tests/data").expect("tests/data") {
@@ -351,7 +341,7 @@ fn every_readme_command_runs_as_printed() {
         );
         let mut child = Command::new("sh")
             .args(["-c", &command])
-            .current_dir(&dir)
+            .current_dir(dir.as_path())
             .env("PATH", &path)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
@@ -376,7 +366,6 @@ fn every_readme_command_runs_as_printed() {
     assert!(ran.len() >= 6, "{ran:?}");
     // what the review command wrote, where it was told to
     assert!(dir.join("reviewed.pgn").exists());
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// The README is for a user first: at most 450 lines; install, a first game and the strength

@@ -6,18 +6,10 @@
 
 mod common;
 use common::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const GAMES: &str = "tests/data/review.pgn";
 const NODES: &str = "20000";
-
-/// A folder of its own for a test's files, empty.
-fn folder(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rmax-review-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
-    dir
-}
 
 /// The names in a folder, sorted.
 fn files_in(dir: &Path) -> Vec<String> {
@@ -83,7 +75,7 @@ fn games(pgn: &str) -> Vec<(Vec<String>, Vec<String>)> {
 
 #[test]
 fn a_planted_blunder_is_marked_with_the_better_move_and_every_tag_and_move_is_kept() {
-    let dir = folder("blunder");
+    let dir = Scratch::new("blunder");
     let out = dir.join("annotated.pgn");
     let out_arg = out.to_string_lossy().into_owned();
     let (status, table, err) = review(&[GAMES, "--nodes", NODES, "--out", &out_arg]);
@@ -95,10 +87,7 @@ fn a_planted_blunder_is_marked_with_the_better_move_and_every_tag_and_move_is_ke
     );
     // game 1: the queen hung is the one blunder, and the better move is shown
     let game_1 = table.split("Game 2 of 2").next().expect("game 1");
-    let row = game_1
-        .lines()
-        .find(|l| l.starts_with("9. Qb3"))
-        .unwrap_or_else(|| panic!("a row for 9. Qb3:\n{table}"));
+    let row = line_of(game_1, "9. Qb3");
     let words: Vec<&str> = row.split_whitespace().collect();
     assert_eq!(words[..2], ["9.", "Qb3??"], "{row}");
     assert!(words.contains(&"??"), "{row}");
@@ -138,14 +127,13 @@ fn a_planted_blunder_is_marked_with_the_better_move_and_every_tag_and_move_is_ke
     );
     assert!(annotated.contains("[Annotator \"rmax "), "{annotated}");
     assert_eq!(files_in(&dir), ["annotated.pgn"], "no file left beside it");
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// The annotated PGN reads back in rmax's own reader: reviewed again, it gives the same
 /// table (the same moves, the same scores) and the same file.
 #[test]
 fn the_annotated_pgn_reads_back_and_a_review_is_the_same_every_time() {
-    let dir = folder("again");
+    let dir = Scratch::new("again");
     let (first, second) = (dir.join("first.pgn"), dir.join("second.pgn"));
     let (first_arg, second_arg) = (
         first.to_string_lossy().into_owned(),
@@ -169,8 +157,7 @@ fn the_annotated_pgn_reads_back_and_a_review_is_the_same_every_time() {
     assert_eq!(a, b);
     // and the terminal's `load` reads its first game to the same position as the input
     let mut r = terminal("0.05");
-    let out = say(&mut r, &format!("load {first_arg}"));
-    assert!(out.contains("Loaded 18 plies"), "{out}");
+    say_has(&mut r, &format!("load {first_arg}"), "Loaded 18 plies");
     let fen = say(&mut r, "fen");
     let end = board_after(
         START,
@@ -180,7 +167,6 @@ fn the_annotated_pgn_reads_back_and_a_review_is_the_same_every_time() {
         ],
     );
     assert!(fen.starts_with(&end.fen()), "{fen}");
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// Each broken PGN: its error names the game (and the move) and no file is written, not
@@ -220,7 +206,7 @@ fn a_bad_or_cut_pgn_gets_an_error_naming_the_game_and_move_and_leaves_no_file() 
         ),
         ("", "no game found"),
     ];
-    let dir = folder("bad");
+    let dir = Scratch::new("bad");
     for (second, error) in cases {
         let input = dir.join("games.pgn");
         let text = if second.is_empty() {
@@ -236,7 +222,6 @@ fn a_bad_or_cut_pgn_gets_an_error_naming_the_game_and_move_and_leaves_no_file() 
         assert!(err.contains("games.pgn"), "the file is named: {err}");
         assert_eq!(files_in(&dir), ["games.pgn"], "{second}: nothing written");
     }
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -279,7 +264,7 @@ fn the_command_line_is_checked_and_explained() {
 /// `--time`: the seconds a position, and the default output file beside the input.
 #[test]
 fn a_time_a_position_and_the_default_output_file() {
-    let dir = folder("time");
+    let dir = Scratch::new("time");
     let input = dir.join("short.pgn");
     let scholar = "[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n";
     std::fs::write(&input, scholar).expect("the game");
@@ -290,13 +275,9 @@ fn a_time_a_position_and_the_default_output_file() {
     assert!(clock.elapsed().as_secs_f64() < 5.0, "{:?}", clock.elapsed());
     assert!(out.contains("0.05 s a position"), "{out}");
     // 3... Nf6 allows the mate in one: seen at any depth the time gives
-    let row = out
-        .lines()
-        .find(|l| l.starts_with("3... Nf6"))
-        .expect("Nf6's row");
+    let row = line_of(&out, "3... Nf6");
     assert!(row.contains("??"), "{row}");
     assert_eq!(files_in(&dir), ["short-review.pgn", "short.pgn"]);
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// The terminal's `review`: the game on the board, its marked moves and the summary shown;
@@ -307,20 +288,15 @@ fn the_terminal_reviews_the_game_so_far() {
     assert!(say(&mut r, "review").contains("No moves to review"));
     assert!(say(&mut r, "review soon").contains("review needs the seconds"));
     // the game of tests/data/review.pgn up to its blunder: White (the person) to play 9.
-    let dir = folder("terminal");
+    let dir = Scratch::new("terminal");
     let start = dir.join("start.pgn");
     let moves =
         "1. c4 e5 2. Nc3 Nf6 3. Nf3 Nc6 4. e4 Bc5 5. Be2 O-O 6. O-O d6 7. d3 Nd4 8. Bd2 c6 *";
     std::fs::write(&start, moves).expect("the opening");
     assert!(say(&mut r, &format!("load {}", start.display())).contains("Loaded 16 plies"));
-    let out = say(&mut r, "Qb3");
-    assert!(out.contains("rmax plays 9... Nxb3"), "{out}");
-    let out = say(&mut r, "review 0.05");
-    assert!(out.contains("Reviewing the game: 19 positions"), "{out}");
-    let row = out
-        .lines()
-        .find(|l| l.starts_with("9. Qb3"))
-        .expect("the row");
+    say_has(&mut r, "Qb3", "rmax plays 9... Nxb3");
+    let out = say_has(&mut r, "review 0.05", "Reviewing the game: 19 positions");
+    let row = line_of(&out, "9. Qb3");
     assert!(row.contains("??"), "{row}");
     assert!(out.contains("White (You): 9 moves"), "{out}");
     let mut rows = out
@@ -349,38 +325,32 @@ fn the_terminal_reviews_the_game_so_far() {
     assert!(said.contains("Saved the game (16 plies) to"), "{said}");
     let pgn = std::fs::read_to_string(&saved).expect("the saved game");
     assert!(!pgn.contains("[%eval"), "{pgn}");
-    let out = say(&mut r, "review nodes 2000");
-    assert!(out.contains("2000 nodes a position"), "{out}");
+    say_has(&mut r, "review nodes 2000", "2000 nodes a position");
     assert!(say(&mut r, "review nodes x").contains("review nodes needs a number"));
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// `-` reads the PGN from standard input (a pipe from another tool).
 #[test]
 fn a_pgn_from_standard_input() {
-    let dir = folder("stdin");
+    let dir = Scratch::new("stdin");
     let out = dir.join("piped.pgn");
     let out_arg = out.to_string_lossy().into_owned();
     let mut r = Rmax::start(&["review", "-", "--nodes", "2000", "--out", &out_arg]);
     r.send_raw(b"[White \"A\"]\n[Black \"B\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n");
     let (status, text, err) = r.wait(30.0);
     assert!(status.success(), "{err}");
-    let row = text
-        .lines()
-        .find(|l| l.starts_with("2. g4"))
-        .expect("g4's row");
+    let row = line_of(&text, "2. g4");
     assert!(row.contains("??"), "allows mate in one: {row}");
     assert!(text.contains("2... Qh4#"), "{text}");
     let annotated = std::fs::read_to_string(&out).expect("the annotated game");
     assert!(annotated.contains(" 2. g4??"), "{annotated}");
     assert!(annotated.contains("Qh4# 0-1"), "{annotated}");
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// Tags keep their escapes (`\"`, `\\`), a `]` inside a value, and two tags on one line.
 #[test]
 fn tags_are_read_with_their_escapes_and_written_back_alike() {
-    let dir = folder("tags");
+    let dir = Scratch::new("tags");
     let (input, out) = (dir.join("tags.pgn"), dir.join("out.pgn"));
     let tags = "[White \"A \\\"B\\\" \\\\ C\"] [Black \"x]y\"]\n[Event \"e\"]\n\n1. e4 e5 *\n";
     std::fs::write(&input, tags).expect("the game");
@@ -390,20 +360,13 @@ fn tags_are_read_with_their_escapes_and_written_back_alike() {
     assert!(table.contains("A \"B\" \\ C - x]y, *"), "{table}");
     let annotated = std::fs::read_to_string(&out).expect("the annotated game");
     assert!(annotated.starts_with("[White \"A \\\"B\\\" \\\\ C\"]\n[Black \"x]y\"]\n"));
-    let _ = std::fs::remove_dir_all(dir);
-}
-
-/// The row of `played` (`7. Be2`) in a review's table.
-fn row_of<'a>(table: &'a str, played: &str) -> &'a str {
-    let found = table.lines().find(|l| l.starts_with(played));
-    found.unwrap_or_else(|| panic!("a row for {played}:\n{table}"))
 }
 
 /// The Blackburne Shilling trap: 7. Be2 allows mate in one, 7. Qe2 does not. Reviewed twice
 /// with the default budget (nodes): the same table and the same file both times.
 #[test]
 fn a_move_allowing_mate_is_marked_and_the_default_review_is_the_same_every_time() {
-    let dir = folder("shilling");
+    let dir = Scratch::new("shilling");
     let input = dir.join("shilling.pgn");
     let game = "[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 Nd4 4. Nxe5 Qg5 \
                 5. Nxf7 Qxg2 6. Rf1 Qxe4+ 7. Be2 Nf3# 0-1\n";
@@ -412,7 +375,7 @@ fn a_move_allowing_mate_is_marked_and_the_default_review_is_the_same_every_time(
     let (status, table, err) = review(&[&input]);
     assert!(status.success(), "{err}");
     assert!(table.contains("1000000 nodes a position"), "{table}");
-    let row = row_of(&table, "7. Be2");
+    let row = line_of(&table, "7. Be2");
     assert!(row.contains("allows mate in 1; 7. Qe2 "), "{row}");
     assert!(row.starts_with("7. Be2?"), "{row}");
     let annotated = std::fs::read_to_string(dir.join("shilling-review.pgn")).expect("written");
@@ -422,36 +385,33 @@ fn a_move_allowing_mate_is_marked_and_the_default_review_is_the_same_every_time(
     assert_eq!(table, again);
     let twice = std::fs::read_to_string(dir.join("shilling-review.pgn")).expect("written");
     assert_eq!(annotated, twice);
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// White had mate in two (1. Nf5+ gxf5 2. Qh5#) and took a pawn instead.
 #[test]
 fn a_missed_mate_is_marked_with_the_mating_line() {
-    let dir = folder("missed");
+    let dir = Scratch::new("missed");
     let input = dir.join("missed.pgn");
     let game = format!("[SetUp \"1\"]\n[FEN \"{MATE_IN_2}\"]\n\n1. Qxb7 *\n");
     std::fs::write(&input, game).expect("the game");
     let (status, table, err) = review(&[&input.to_string_lossy(), "--nodes", NODES]);
     assert!(status.success(), "{err}");
-    let row = row_of(&table, "1. Qxb7");
+    let row = line_of(&table, "1. Qxb7");
     assert!(row.contains("#2") && row.contains('?'), "{row}");
     assert!(
         row.contains("misses mate in 2; 1. Nf5+ gxf5 2. Qh5#"),
         "{row}"
     );
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// A better line the search left short (a small budget: a shallow search) is lengthened to
 /// six plies, unless the game ends first.
 #[test]
 fn every_better_move_comes_with_a_line() {
-    let dir = folder("lines");
+    let dir = Scratch::new("lines");
     let out = dir.join("out.pgn").to_string_lossy().into_owned();
     let (status, table, err) = review(&[GAMES, "--nodes", "1500", "--out", &out]);
     assert!(status.success(), "{err}");
-    let _ = std::fs::remove_dir_all(dir);
     let marked = |l: &&str| l.starts_with(|c: char| c.is_ascii_digit()) && l.contains('?');
     let lines: Vec<&str> = table.lines().filter(marked).collect();
     assert!(lines.len() >= 3, "{table}");
@@ -466,7 +426,7 @@ fn every_better_move_comes_with_a_line() {
 /// Movetext with no tags and no result (pasted from a book) is an unfinished game.
 #[test]
 fn movetext_without_a_result_is_an_unfinished_game() {
-    let dir = folder("noresult");
+    let dir = Scratch::new("noresult");
     let input = dir.join("book.pgn");
     std::fs::write(&input, "1. e4 e5 2. Nf3 Nc6\n").expect("the moves");
     let (status, table, err) = review(&[&input.to_string_lossy(), "--nodes", "1000"]);
@@ -477,5 +437,4 @@ fn movetext_without_a_result_is_an_unfinished_game() {
     let mut r = terminal("0.05");
     let out = say(&mut r, &format!("load {}", input.display()));
     assert!(out.contains("Loaded 4 plies"), "{out}");
-    let _ = std::fs::remove_dir_all(dir);
 }

@@ -168,9 +168,7 @@ fn uci_survives_garbage() {
         "eval",
         "d",
     ];
-    let mut r = Rmax::start(&[]);
-    r.send("uci");
-    r.expect("uciok", 5.0);
+    let mut r = uci();
     feed(&mut r, &lines(1, 3000, &templates, &["quit"]));
     // ucinewgame waits for any search still running, so all its output comes before the marker
     r.send("stop\nucinewgame\nsetoption name marker-4242");
@@ -229,10 +227,7 @@ fn xboard_survives_garbage() {
         "random",
         "computer",
     ];
-    let mut r = Rmax::start(&[]);
-    r.send("xboard");
-    r.send("protover 2");
-    r.line("feature", 5.0);
+    let (mut r, _) = xboard();
     feed(&mut r, &lines(2, 3000, &templates, &["quit"]));
     r.send("force");
     r.send("ping 4242");

@@ -7,7 +7,7 @@
 //! (`cargo test --release -- --ignored latency`).
 
 mod common;
-use common::{data_lines, serial, suite_fens, KIWIPETE};
+use common::{board, data_lines, serial, suite_fens, KIWIPETE};
 use rmax::{Board, Engine, Info, Limits, Move, MATE, START};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -16,10 +16,6 @@ use std::time::{Duration, Instant};
 /// Depth for the mate-in-2 suite: 3 plies plus check extensions suffice in principle; the
 /// selective search needs 12 for all 209 (8/p2q1p1k/...'s Bh6 sacrifice is seen from 12).
 const MATE2_DEPTH: i32 = 12;
-
-fn board(fen: &str) -> Board {
-    Board::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
-}
 
 fn depth(d: i32) -> Limits {
     Limits {

@@ -5,33 +5,22 @@
 //! playing, a stand-in tune build) saves, logs, resumes, reports and applies its values to a
 //! copy of the sources. No real games are played.
 
+mod common;
+use common::{data_path, script, tool, Scratch};
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 /// Runs the runner in `dir`: (exit code, standard output, standard error).
 fn spsa(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rmax"))
-        .arg("spsa")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("spsa runs");
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.code(), text(&out.stdout), text(&out.stderr))
+    tool("spsa", dir, args)
 }
 
-/// A fresh directory for one test.
+/// A fresh folder for one test (a space in its path), with src/tools and openings.epd.
 fn scratch(name: &str) -> Scratch {
-    let dir = std::env::temp_dir().join(format!("rmax spsa-cli-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+    let dir = Scratch::new(&format!("spsa cli-{name}"));
     fs::create_dir_all(dir.join("src/tools")).expect("a directory");
-    fs::copy(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/openings.epd"),
-        dir.join("openings.epd"),
-    )
-    .expect("openings");
-    Scratch(dir)
+    fs::copy(data_path("openings.epd"), dir.join("openings.epd")).expect("openings");
+    dir
 }
 
 /// A refused or failed run leaves no state file behind.
@@ -40,38 +29,11 @@ fn no_state_written(dir: &Path) {
     assert!(!state.exists(), "{} was written", state.display());
 }
 
-/// A test's folder, removed when the test ends (passed or not).
-struct Scratch(PathBuf);
-
-impl std::ops::Deref for Scratch {
-    type Target = PathBuf;
-    fn deref(&self) -> &PathBuf {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
-/// An executable shell script `name` in `dir` (a stand-in for a program).
-#[cfg(unix)]
-fn script(dir: &Path, name: &str, body: &str) -> String {
-    use std::os::unix::fs::PermissionsExt;
-    let path = dir.join(name);
-    fs::write(&path, format!("#!/bin/sh\n{body}")).expect("a script");
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).expect("executable");
-    path.to_string_lossy().into_owned()
-}
-
 /// A stand-in tune build: it answers `uci` with the options of RfpMargin and AspWindow.
 #[cfg(unix)]
 fn tune_build(dir: &Path) -> String {
     script(
-        dir,
-        "engine",
+        &dir.join("engine"),
         "echo 'id name rmax'\n\
          echo 'option name RfpMargin type spin default 71 min 20 max 200'\n\
          echo 'option name AspWindow type spin default 25 min 8 max 80'\n\
@@ -84,8 +46,7 @@ fn tune_build(dir: &Path) -> String {
 #[cfg(unix)]
 fn winning_fastchess(dir: &Path) -> String {
     script(
-        dir,
-        "fastchess",
+        &dir.join("fastchess"),
         "echo \"$@\" >> calls.txt\n\
          echo 'Results of plus vs minus (2000 nodes, 1t, 1MB, openings.epd):'\n\
          echo 'Games: 2, Wins: 2, Losses: 0, Draws: 0, Points: 2.0 (100.00 %)'\n",
@@ -213,14 +174,9 @@ fn a_missing_or_wrong_engine_or_a_failing_fastchess_stops_with_exit_code_1() {
         "--openings",
         "openings.epd",
     ];
-    let with =
-        |more: &[&str]| -> Vec<String> { base.iter().chain(more).map(|s| s.to_string()).collect() };
-    let run = |args: Vec<String>| {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        spsa(&dir, &args)
-    };
+    let run = |more: &[&str]| spsa(&dir, &[&base[..], more].concat());
     // no tune build: the message gives the command that builds it
-    let (code, _, err) = run(with(&["--fastchess", &fastchess]));
+    let (code, _, err) = run(&["--fastchess", &fastchess]);
     assert_eq!(code, Some(1), "{err}");
     assert!(
         err.contains("no engine at target/tune/release/rmax")
@@ -228,8 +184,8 @@ fn a_missing_or_wrong_engine_or_a_failing_fastchess_stops_with_exit_code_1() {
         "{err}"
     );
     // a normal build offers no constants
-    let normal = script(&dir, "normal", "echo 'id name rmax'\necho uciok\n");
-    let (code, _, err) = run(with(&["--fastchess", &fastchess, "--engine", &normal]));
+    let normal = script(&dir.join("normal"), "echo 'id name rmax'\necho uciok\n");
+    let (code, _, err) = run(&["--fastchess", &fastchess, "--engine", &normal]);
     assert_eq!(code, Some(1), "{err}");
     assert!(
         err.contains("offers no option RfpMargin: is it the tune build?"),
@@ -237,12 +193,7 @@ fn a_missing_or_wrong_engine_or_a_failing_fastchess_stops_with_exit_code_1() {
     );
     // no fastchess
     let engine = tune_build(&dir);
-    let (code, _, err) = run(with(&[
-        "--fastchess",
-        "/nowhere/fastchess",
-        "--engine",
-        &engine,
-    ]));
+    let (code, _, err) = run(&["--fastchess", "/nowhere/fastchess", "--engine", &engine]);
     assert_eq!(code, Some(1), "{err}");
     assert!(
         err.contains("fastchess not found at /nowhere/fastchess"),
@@ -250,11 +201,10 @@ fn a_missing_or_wrong_engine_or_a_failing_fastchess_stops_with_exit_code_1() {
     );
     // fastchess fails without a result: its last lines are shown, no state is written
     let failing = script(
-        &dir,
-        "failing",
+        &dir.join("failing"),
         "echo 'Engine binary does not exist: x'\nexit 1\n",
     );
-    let (code, _, err) = run(with(&["--fastchess", &failing, "--engine", &engine]));
+    let (code, _, err) = run(&["--fastchess", &failing, "--engine", &engine]);
     assert_eq!(code, Some(1), "{err}");
     assert!(
         err.contains("iteration 1: fastchess printed no result")
@@ -272,13 +222,13 @@ fn a_result_not_of_the_values_planned_stops_the_run() {
     let dir = scratch("result");
     let engine = tune_build(&dir);
     let narrow = "echo 'option name RfpMargin type spin default 71 min 30 max 200'\necho uciok\n";
-    let narrow = script(&dir, "narrow", narrow);
+    let narrow = script(&dir.join("narrow"), narrow);
     let games = "echo 'Games: 2, Wins: 2, Losses: 0, Draws: 0, Points: 2.0 (100.00 %)'\n";
     let warning = format!("echo \"Warning; plus doesn't have option RfpMargin\"\n{games}");
-    let warned = script(&dir, "warned", &warning);
+    let warned = script(&dir.join("warned"), &warning);
     let short = games.replace("Games: 2", "Games: 1");
-    let short = script(&dir, "short", &short);
-    let garbled = script(&dir, "garbled", "echo 'Games: 2, Wins: two'\n");
+    let short = script(&dir.join("short"), &short);
+    let garbled = script(&dir.join("garbled"), "echo 'Games: 2, Wins: two'\n");
     for (engine, fastchess, message) in [
         (
             &narrow,
@@ -340,8 +290,7 @@ fn a_run_saves_after_every_iteration_resumes_reports_and_applies() {
     ];
     // a fastchess that fails at the 4th call stops the run after 3 iterations
     let flaky = script(
-        &dir,
-        "flaky",
+        &dir.join("flaky"),
         &format!(
             "[ $(cat calls.txt 2>/dev/null | wc -l) -ge 3 ] && exit 1\n{}",
             fs::read_to_string(&fastchess)

@@ -11,8 +11,7 @@ const FORCED_LINE: [&str; 7] = ["d5e7", "g6e7", "h1h8", "g8h8", "d1h1", "h8g8", 
 #[test]
 fn a_scripted_game_in_san_ends_in_an_announced_mate() {
     let mut r = terminal("0.05");
-    let out = say(&mut r, &format!("setboard {FORCED}"));
-    assert!(out.contains("White to move (you)"), "{out}");
+    say_has(&mut r, &format!("setboard {FORCED}"), "White to move (you)");
     // with and without check marks
     for (i, san) in ["Ne7+", "Rh8+", "Rh1", "Qh7#"].iter().enumerate() {
         let out = say(&mut r, san);
@@ -35,8 +34,7 @@ fn a_scripted_game_in_san_ends_in_an_announced_mate() {
         terminal_fen(&mut r),
         board_after(FORCED, &FORCED_LINE).fen()
     );
-    let pgn = say(&mut r, "pgn");
-    assert!(pgn.contains(&format!("[FEN \"{FORCED}\"]")), "{pgn}");
+    let pgn = say_has(&mut r, "pgn", &format!("[FEN \"{FORCED}\"]"));
     assert!(
         pgn.contains("1. Ne7+ Nxe7 2. Rh8+ Kxh8 3. Rh1+ Kg8 4. Qh7# 1-0"),
         "{pgn}"
@@ -55,8 +53,7 @@ fn a_scripted_game_in_san_ends_in_an_announced_mate() {
         terminal_fen(&mut r),
         board_after(FORCED, &FORCED_LINE[..4]).fen()
     );
-    let out = say(&mut r, "Rh1+");
-    assert!(out.contains("rmax plays 3... Kg8"), "{out}");
+    say_has(&mut r, "Rh1+", "rmax plays 3... Kg8");
     say(&mut r, "new");
     assert_eq!(terminal_fen(&mut r), board_after(START, &[]).fen());
 }
@@ -71,8 +68,7 @@ fn illegal_and_unknown_input_get_messages() {
             "{bad}: {out}"
         );
     }
-    let out = say(&mut r, "xyzzy plugh");
-    assert!(out.contains("type help"), "{out}");
+    let out = say_has(&mut r, "xyzzy plugh", "type help");
     assert_eq!(
         out.trim_end_matches(PROMPT).lines().count(),
         1,
@@ -102,8 +98,7 @@ fn an_ambiguous_move_lists_exactly_the_candidates() {
     let mut moves: Vec<&str> = list.split(" or ").collect();
     moves.sort();
     assert_eq!(moves, ["Nbd2", "Nfd2"]);
-    let out = say(&mut r, "Nfd2");
-    assert!(out.contains("rmax plays"), "{out}");
+    say_has(&mut r, "Nfd2", "rmax plays");
     // a pinned knight is no candidate: Nd2 is clear
     say(&mut r, "setboard 4k3/8/8/8/8/8/8/1N2KN1r w - - 0 1");
     let out = say(&mut r, "Nd2");
@@ -121,8 +116,7 @@ fn coordinates_castling_promotion_and_the_move_list() {
     for m in ["Nf3", "Na3", "e4", "h3"] {
         assert!(out.split_whitespace().any(|w| w == m), "{m}: {out}");
     }
-    let out = say(&mut r, "e2e4");
-    assert!(out.contains("rmax plays"), "{out}");
+    say_has(&mut r, "e2e4", "rmax plays");
     assert!(terminal_fen(&mut r).contains(" w KQkq "));
     say(
         &mut r,
@@ -173,17 +167,14 @@ fn sides_flip_depth_and_go() {
 fn game_ends_are_announced() {
     let mut r = terminal("0.05");
     say(&mut r, "setboard k7/8/8/2Q5/8/8/8/7K w - - 0 1");
-    let out = say(&mut r, "Qb6");
-    assert!(out.contains("Stalemate"), "{out}");
+    say_has(&mut r, "Qb6", "Stalemate");
     let out = say(&mut r, "setboard 4k3/8/8/8/8/8/3n4/4K3 w - - 0 1");
     assert!(out.contains("Draw by insufficient material"), "{out}");
     let out = say(&mut r, "fen 4k3/8/8/8/8/8/8/R3K3 w - - 99 80");
     assert!(!out.contains("Draw"), "{out}");
-    let out = say(&mut r, "Ra2");
-    assert!(out.contains("Draw by the fifty-move rule"), "{out}");
+    say_has(&mut r, "Ra2", "Draw by the fifty-move rule");
     say(&mut r, "undo");
-    let out = say(&mut r, "Ra3");
-    assert!(out.contains("fifty-move"), "{out}");
+    say_has(&mut r, "Ra3", "fifty-move");
 }
 
 #[test]
@@ -311,11 +302,9 @@ fn the_pgn_date_is_today() {
 #[test]
 fn undo_after_rmax_opened_leaves_rmax_its_move() {
     let mut r = terminal("0.05");
-    let out = say(&mut r, "black");
-    assert!(out.contains("rmax plays 1. "), "{out}");
+    say_has(&mut r, "black", "rmax plays 1. ");
     let before = terminal_fen(&mut r);
-    let out = say(&mut r, "undo");
-    assert!(out.contains("Nothing of yours to undo"), "{out}");
+    say_has(&mut r, "undo", "Nothing of yours to undo");
     assert_eq!(
         terminal_fen(&mut r),
         before,
@@ -383,18 +372,13 @@ fn thinking_shows_depth_white_score_and_the_line_in_san() {
     // Black (rmax) is a queen up: its score is negative, from White's side
     let mut r = terminal("0.2");
     say(&mut r, "setboard 6k1/5ppp/8/8/8/8/q4PPP/6K1 w - - 0 30");
-    let out = say(&mut r, "h3");
-    assert!(out.contains("rmax is thinking (Enter: move now)."), "{out}");
-    let report = out
-        .lines()
-        .find(|l| l.starts_with("  depth "))
-        .unwrap_or_else(|| panic!("a depth line: {out}"));
+    let out = say_has(&mut r, "h3", "rmax is thinking (Enter: move now).");
+    let report = line_of(&out, "  depth ");
     let words: Vec<&str> = report.split_whitespace().collect();
     assert!(words[2].starts_with('-'), "White's view: {report}");
     assert_eq!(words[5], "30...", "{report}");
     assert!(!out.contains('\x1b'), "no terminal codes when piped: {out}");
-    let played = out.lines().find(|l| l.starts_with("rmax plays 30... "));
-    let played = played.unwrap_or_else(|| panic!("{out}"));
+    let played = line_of(&out, "rmax plays 30... ");
     assert!(
         played.contains(", -") || played.contains(", #-"),
         "{played}"
@@ -440,8 +424,7 @@ fn hint_save_load_and_resign() {
         out.contains("Cannot save to '/nonexistent-dir/game.pgn'"),
         "{out}"
     );
-    let out = say(&mut r, "load /nonexistent-dir/game.pgn");
-    assert!(out.contains("Cannot read"), "{out}");
+    say_has(&mut r, "load /nonexistent-dir/game.pgn", "Cannot read");
     say(&mut r, "new");
     let out = say(&mut r, &format!("load {}", file.display()));
     assert!(out.contains("Loaded 2 plies"), "{out}");
@@ -468,8 +451,7 @@ fn hint_save_load_and_resign() {
     assert!(out.contains("move 2. 'Ke3' is not legal"), "{out}");
     assert_eq!(terminal_fen(&mut r), FORCED, "nothing changed");
     // resign
-    let out = say(&mut r, "resign");
-    assert!(out.contains("White resigns: Black wins, 0-1."), "{out}");
+    say_has(&mut r, "resign", "White resigns: Black wins, 0-1.");
     assert!(say(&mut r, "Ne7+").contains("The game is over"));
     assert!(say(&mut r, "pgn").contains("[Result \"0-1\"]"));
     let _ = std::fs::remove_file(file);
@@ -485,10 +467,8 @@ fn the_last_move_is_marked_and_unicode_can_be_switched() {
         "letters when piped: {out}"
     );
     say(&mut r, "depth 1");
-    let out = say(&mut r, "unicode on");
-    assert!(out.contains("1 ♖ · · · ♔ · · ·"), "{out}");
-    let out = say(&mut r, "unicode off");
-    assert!(out.contains("1 R . . . K . . ."), "{out}");
+    say_has(&mut r, "unicode on", "1 ♖ · · · ♔ · · ·");
+    say_has(&mut r, "unicode off", "1 R . . . K . . .");
     let out = say(&mut r, "Ra7");
     // rmax's king moved: its two squares are in brackets
     assert_eq!(
@@ -532,14 +512,11 @@ fn small_messages_after_mate_and_for_odd_moves() {
     assert!(say(&mut r, "pgn").contains("[Result \"1-0\"]"));
     // a king is no promotion piece: illegal, not unknown
     say(&mut r, "setboard 8/1P6/8/8/8/8/k7/4K3 w - - 0 1");
-    let out = say(&mut r, "b8=K");
-    assert!(out.contains("Illegal move 'b8=K'"), "{out}");
+    say_has(&mut r, "b8=K", "Illegal move 'b8=K'");
     // en passant written out
     say(&mut r, "setboard 4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1");
-    let out = say(&mut r, "exd6 e.p.");
-    assert!(out.contains("rmax plays 1... "), "{out}");
-    let pgn = say(&mut r, "pgn");
-    assert!(pgn.contains("\n1. exd6 "), "{pgn}");
+    say_has(&mut r, "exd6 e.p.", "rmax plays 1... ");
+    say_has(&mut r, "pgn", "\n1. exd6 ");
 }
 
 #[test]
@@ -636,8 +613,7 @@ fn on_a_terminal_a_line_typed_while_rmax_thinks_waits_and_is_shown() {
 #[test]
 fn threads_are_set_shown_in_help_and_checked() {
     let mut r = terminal("0.05");
-    let out = say(&mut r, "help");
-    assert!(out.contains("threads <n>"), "{out}");
+    let out = say_has(&mut r, "help", "threads <n>");
     assert!(
         !out.contains(" on 1 thread"),
         "one thread goes unsaid: {out}"
@@ -660,8 +636,7 @@ fn threads_are_set_shown_in_help_and_checked() {
     }
     // nothing changed, and rmax plays on its two threads
     assert!(say(&mut r, "help").contains("at full strength on 2 threads."));
-    let out = say(&mut r, "e4");
-    assert!(out.contains("rmax plays 1... "), "{out}");
+    say_has(&mut r, "e4", "rmax plays 1... ");
     // a level plays on one thread
     say(&mut r, "level 1500");
     assert!(say(&mut r, "help").contains("at level 1500 (one thread), paced like a person"));
@@ -727,8 +702,7 @@ fn the_pgn_is_dated_today() {
 #[test]
 fn the_help_names_every_command_and_the_levels_range() {
     let mut r = terminal("0.05");
-    let help = say(&mut r, "help");
-    assert!(help.contains("(1000 to 2250; level 1500)"), "{help}");
+    let help = say_has(&mut r, "help", "(1000 to 2250; level 1500)");
     let named: Vec<&str> = help.split(|c: char| !c.is_alphanumeric()).collect();
     let commands = "new undo go white black hint resign time clock depth level pace threads \
         analyse analyze board eval flip unicode moves fen setboard pgn save load review quit";
@@ -787,8 +761,7 @@ fn a_game_at_clock_1_1_shows_both_clocks_and_ends_in_its_mate() {
             assert!(out.contains("Checkmate: White wins, 1-0."), "{out}");
         }
     }
-    let pgn = say(&mut r, "pgn");
-    assert!(pgn.contains("[TimeControl \"60+1\"]\n"), "{pgn}");
+    let pgn = say_has(&mut r, "pgn", "[TimeControl \"60+1\"]\n");
     assert!(
         pgn.contains("[Result \"1-0\"]") && !pgn.contains("Termination"),
         "{pgn}"
@@ -821,8 +794,7 @@ fn on_a_short_clock_rmax_never_flags_in_a_game_played_to_its_end() {
             "{out}"
         );
     }
-    let pgn = say(&mut r, "pgn");
-    assert!(pgn.contains("[TimeControl \"6+0.1\"]"), "{pgn}");
+    let pgn = say_has(&mut r, "pgn", "[TimeControl \"6+0.1\"]");
     assert!(ended && !pgn.contains("[Result \"*\"]"), "{pgn}");
 }
 
@@ -844,8 +816,7 @@ fn a_person_who_waits_too_long_loses_on_time() {
         "{out}"
     );
     std::thread::sleep(std::time::Duration::from_millis(1500));
-    let out = say(&mut r, "e4");
-    assert!(out.contains("Clocks: White 0:00.0, Black 0:01.2."), "{out}");
+    let out = say_has(&mut r, "e4", "Clocks: White 0:00.0, Black 0:01.2.");
     assert!(
         out.contains("White loses on time: Black wins, 0-1."),
         "{out}"

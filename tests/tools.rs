@@ -81,8 +81,7 @@ fn the_marker_reader_sees_every_form() {
 #[test]
 fn a_normal_build_offers_no_search_constants() {
     let mut r = common::Rmax::start(&[]);
-    r.send("uci");
-    let answer = r.expect("uciok\n", 5.0);
+    let answer = common::uci_answer(&mut r);
     assert!(answer.contains("option name Hash "), "{answer}");
     for p in PARAMS {
         assert!(

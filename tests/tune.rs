@@ -6,20 +6,14 @@
 
 mod common;
 use common::*;
-use std::process::{Command, ExitStatus};
+use std::process::ExitStatus;
 
 const EVAL_EPD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/eval.epd");
 const PERFT_EPD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/perft.epd");
 
 /// Runs the tuner: (exit code, standard output, standard error).
 fn tune(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rmax"))
-        .arg("tune")
-        .args(args)
-        .output()
-        .expect("tune runs");
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.code(), text(&out.stdout), text(&out.stderr))
+    tool("tune", ".", args)
 }
 
 /// The numbers of `N positions checked, M mismatches` in the check's output.
@@ -35,14 +29,6 @@ fn checked(out: &str) -> (usize, usize) {
 /// A temporary file name for this test process.
 fn temp(name: &str) -> String {
     temp_path(name).display().to_string()
-}
-
-/// The line of `out` that starts with `prefix`.
-fn printed(out: &str, prefix: &str) -> String {
-    out.lines()
-        .find(|l| l.starts_with(prefix))
-        .unwrap_or_else(|| panic!("no {prefix} in {out}"))
-        .to_string()
 }
 
 /// The model equals `Board::eval` on perft.epd (on eval.epd: the README's command, and
@@ -208,16 +194,12 @@ fn datagen_taught(file: &str, teacher: &str, secs: f64) -> (ExitStatus, String) 
 
 /// A shell script that speaks just enough UCI, answering `go` with `go_answer` (lines).
 fn fake_teacher(name: &str, go_answer: &str) -> String {
-    use std::os::unix::fs::PermissionsExt;
-    let path = temp(name);
-    let script = format!(
-        "#!/bin/sh\nwhile read -r command rest; do\n  case \"$command\" in\n    \
+    let body = format!(
+        "while read -r command rest; do\n  case \"$command\" in\n    \
          uci) echo 'id name fake'; echo uciok;;\n    isready) echo readyok;;\n    \
          go) {go_answer};;\n    quit) exit 0;;\n  esac\ndone\n"
     );
-    std::fs::write(&path, script).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
+    script(&temp_path(name), &body)
 }
 
 #[test]
@@ -405,10 +387,7 @@ fn tuning_lowers_the_error_and_prints_lib_rs_lines() {
     );
 
     // "error START -> FINAL": the fit improves on lib.rs's weights
-    let done = out
-        .lines()
-        .find(|l| l.starts_with("done:"))
-        .unwrap_or_else(|| panic!("{out}"));
+    let done = line_of(&out, "done:");
     let after_error = done.split("error ").nth(1).unwrap();
     let numbers: Vec<f64> = after_error
         .split_whitespace()
@@ -558,15 +537,15 @@ fn tuned(extra: &[&str]) -> String {
 fn keep_values_and_drop_hold_their_weights() {
     let lib_values = format!("pub const VALUE: [i32; 12] = {:?};", rmax::VALUE);
     // without --keep-values the values move; with it they are lib.rs's
-    assert_ne!(printed(&tuned(&[]), "pub const VALUE"), lib_values);
+    assert_ne!(line_of(&tuned(&[]), "pub const VALUE"), lib_values);
     let kept = tuned(&["--keep-values"]);
-    assert_eq!(printed(&kept, "pub const VALUE"), lib_values);
+    assert_eq!(line_of(&kept, "pub const VALUE"), lib_values);
     assert!(kept.contains("fitting the terms"), "{kept}");
     // --drop 1: the bishop pair's line prints s(0, 0), the tempo's moves on
     let dropped = tuned(&["--keep-values", "--drop", "1"]);
     assert!(dropped.contains("dropped: 1 bishop pair"), "{dropped}");
     assert_eq!(
-        printed(&dropped, "    s(0, 0), // 1 bishop pair"),
+        line_of(&dropped, "    s(0, 0), // 1 bishop pair"),
         "    s(0, 0), // 1 bishop pair"
     );
     assert!(!dropped.contains("    s(0, 0), // 0 tempo"), "{dropped}");
@@ -584,7 +563,7 @@ fn tables_fits_the_tables_and_reg_holds_the_weights_to_lib_rs() {
     let lib_tables = format!("pub const TABLES: &str = r\"{}\";", rmax::TABLES);
     let fitted = tuned(&["--tables"]);
     assert!(fitted.contains("and the tables (--tables)"), "{fitted}");
-    let tables = printed(&fitted, "pub const TABLES");
+    let tables = line_of(&fitted, "pub const TABLES");
     assert_ne!(tables, lib_tables);
     let tables = &tables["pub const TABLES: &str = r\"".len()..][..768];
     for eg in 0..2 {
@@ -597,8 +576,8 @@ fn tables_fits_the_tables_and_reg_holds_the_weights_to_lib_rs() {
     let (code, still, err) = tune(&[EVAL_EPD, "--epochs", "1", "--lr", "0", "--tables"]);
     assert_eq!(code, Some(0), "{still}{err}");
     assert_ne!(
-        printed(&fitted, "pub const TABLES"),
-        printed(&still, "pub const TABLES")
+        line_of(&fitted, "pub const TABLES"),
+        line_of(&still, "pub const TABLES")
     );
     // (without --tables: with it, each table's mean goes into its piece's value; and with
     // steps under half a centipawn, so that the weights held do not round away)
@@ -610,9 +589,9 @@ fn tables_fits_the_tables_and_reg_holds_the_weights_to_lib_rs() {
         out
     };
     let free = at_reg("0");
-    assert_ne!(printed(&free, "pub const VALUE"), lib_values);
+    assert_ne!(line_of(&free, "pub const VALUE"), lib_values);
     let held = at_reg("1");
-    assert_eq!(printed(&held, "pub const VALUE"), lib_values);
+    assert_eq!(line_of(&held, "pub const VALUE"), lib_values);
     // each line of the W block as lib.rs has it
     let lib_rs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/lib.rs"))
         .expect("src/lib.rs");
@@ -650,10 +629,10 @@ fn the_last_tenth_of_the_file_is_held_out() {
         assert_eq!(code, Some(0), "{out}{err}");
         let counts = format!("{n} positions ({} to tune on, {tenth} held out)", n - tenth);
         assert!(out.contains(&counts), "{counts}: {out}");
-        let weights = printed(&out, "lib.rs's weights: error ");
+        let weights = line_of(&out, "lib.rs's weights: error ");
         (
-            number_after(&weights, "error "),
-            number_after(&weights, "held out "),
+            number_after(weights, "error "),
+            number_after(weights, "held out "),
         )
     };
     let (tuned_on, held_out) = errors("turned-last.txt", &|i| i >= n - tenth);

@@ -1059,8 +1059,7 @@ fn move_overhead_is_kept_off_the_clock() {
 #[test]
 fn the_ponder_option_is_listed_and_accepted() {
     let mut r = uci();
-    r.send("uci");
-    let out = r.expect("uciok\n", 5.0);
+    let out = uci_answer(&mut r);
     assert!(
         out.contains("option name Ponder type check default false\n"),
         "{out}"

@@ -4,6 +4,7 @@
 
 use std::cell::Cell;
 use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::sync::{Condvar, Mutex};
@@ -92,6 +93,54 @@ pub fn temp_path(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("rmax-test-{}-{name}", std::process::id()))
 }
 
+/// A folder of a test's own (`temp_path(name)`), empty; removed when the test ends, passed or
+/// not.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Scratch {
+        let dir = temp_path(name);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temporary folder");
+        Scratch(dir)
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// An executable shell script at `path` (a stand-in for a program): its path.
+#[cfg(unix)]
+pub fn script(path: &Path, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, format!("#!/bin/sh\n{body}")).expect("a script");
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("executable");
+    path.to_string_lossy().into_owned()
+}
+
+/// Runs `rmax tool args...` in folder `dir` to its end, with no input: (exit code, standard
+/// output, standard error).
+pub fn tool(tool: &str, dir: impl AsRef<Path>, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rmax"))
+        .arg(tool)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("rmax runs");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
 /// Runs `f`; its result and the wall-clock milliseconds it took.
 pub fn timed<T>(f: impl FnOnce() -> T) -> (T, u128) {
     let clock = Instant::now();
@@ -143,6 +192,13 @@ impl InfoLine {
             pv,
         }
     }
+}
+
+/// The first line of `text` that starts with `prefix` (there must be one).
+#[track_caller]
+pub fn line_of<'a>(text: &'a str, prefix: &str) -> &'a str {
+    let found = text.lines().find(|l| l.starts_with(prefix));
+    found.unwrap_or_else(|| panic!("no line {prefix:?} in:\n{text}"))
 }
 
 /// The `info depth` lines of `out`.
@@ -442,6 +498,11 @@ pub fn run(args: &[&str], secs: f64) -> (ExitStatus, String, String) {
     Rmax::start(args).wait(secs)
 }
 
+/// The position of `fen`, which must be a good one.
+pub fn board(fen: &str) -> Board {
+    Board::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+}
+
 /// The position after playing UCI `moves` from `fen`.
 pub fn board_after(fen: &str, moves: &[&str]) -> Board {
     let mut board = Board::from_fen(fen).expect("test FEN");
@@ -676,6 +737,14 @@ fn timed_terminal(mut r: Rmax, secs: &str) -> Rmax {
 pub fn say(r: &mut Rmax, line: &str) -> String {
     r.send(line);
     r.expect(PROMPT, 30.0)
+}
+
+/// `say`, whose output must contain `part`: the output.
+#[track_caller]
+pub fn say_has(r: &mut Rmax, line: &str, part: &str) -> String {
+    let out = say(r, line);
+    assert!(out.contains(part), "{line}: {out}");
+    out
 }
 
 /// The terminal's `fen`: the FEN of the position now.

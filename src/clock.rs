@@ -60,6 +60,12 @@ pub fn face(ms: i64) -> String {
     format!("{minutes}:{seconds:02}{}", tenths.unwrap_or_default())
 }
 
+/// A clock as PGN's `%clk` writes it: `0:09:55` (hours, minutes, seconds).
+pub fn pgn_clock(ms: i64) -> String {
+    let s = ms.max(0) / 1000;
+    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
 /// A time control as text, `[moves/]base[+increment]` (`40/60+0.5`, `10+5`, `8`; a base may
 /// be `minutes:seconds`, `5:30`, for the units that count minutes): its numbers as written, the
 /// units the caller's (a person's `clock 10+5` counts minutes and seconds, xboard's `level`

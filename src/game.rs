@@ -355,11 +355,14 @@ where
     I: Iterator<Item = Token>,
 {
     let mut game = first_position(tags)?;
+    // a movetext without its result token: the Result tag stands, if it is one
+    let tagged = tag_value(tags, "Result").filter(|r| ["1-0", "0-1", "1/2-1/2"].contains(r));
     loop {
         match tokens.next_if(|t| !matches!(t, Token::Tag(..))) {
             Some(Token::Word(word)) => play(&mut game, &word)?,
             Some(Token::Result(result)) => return Ok((game, result)),
             Some(Token::Bad(e)) => return Err(e),
+            _ if tagged.is_some() => return Ok((game, tagged.unwrap_or("*").into())),
             None if tokens.peek().is_none() && !game.moves.is_empty() => {
                 return Ok((game, "*".into()))
             }

@@ -7,12 +7,13 @@ use std::io::BufRead;
 use std::sync::mpsc::{channel, Receiver, Sender};
 
 /// What a front end waits for: a line, a line too long to keep (its bytes), the end of input,
-/// or the end of search number n.
+/// the end of search number n, or an alarm the terminal set (a clock may have fallen).
 pub enum Event {
     Line(String),
     TooLong(usize),
     Eof,
     Done(u64),
+    Alarm,
 }
 
 /// The longest line kept (bytes): a `position ... moves` of thousands of plies fits; more is

@@ -14,8 +14,12 @@ use std::sync::Arc;
 /// The most a position may have (s, nodes); nodes a position unless told (about 0.5 s on one
 /// core of the machine it was set on), and to lengthen a better line the search cut short.
 const MAX: (f64, i64) = (3600.0, 10_000_000_000);
-pub const NODES: u64 = 1_000_000;
+pub const NODES: u64 = 500_000;
 const EXTEND_NODES: u64 = 20_000;
+/// The played move's search, a share of the position's; a mark's confirming searches, of the
+/// best move and the played one, the same.
+const PLAYED: f64 = 0.5;
+const CONFIRM: f64 = 1.0;
 /// Scores are held within CAP_CP (cp) before losses are taken, a mate counting as much (as
 /// lichess caps it); the better line is shown LINE_PLIES long.
 const CAP_CP: i32 = 1000;
@@ -28,22 +32,30 @@ const MARKS: [(f64, &str, &str); 3] = [
     (0.1, "?!", "Inaccuracy"),
 ];
 
-/// Below each review's heading, and after USAGE.
-const HOW_TO_READ: &str = "Scores in pawns from White's side. Loss: the centipawns a move gave \
-away, from the mover's side,\nscores beyond 10 pawns (and mates) as 10; the move rmax chose \
-itself loses 0. Marked by the drop in\nthe mover's winning chances (-1 to 1, lichess's): ?! from \
-0.1, ? 0.2, ?? 0.3;\nallowing a mate ?? (? below -7, ?! -10), missing one ?? (? above +7, ?! +10).";
+/// Below each review's heading, and after the usage.
+const HOW_TO_READ: &str = "Scores in pawns from White's side: Before, the best move's; After, \
+the played move's, both\nsearched in the position before it. Loss: the centipawns between them, \
+from the mover's side,\nscores beyond 10 pawns (and mates) as 10. Marked by the drop in the \
+mover's winning chances\n(-1 to 1, lichess's): ?! from 0.1, ? 0.2, ?? 0.3; allowing a mate ?? \
+(? below -7, ?! -10), missing\none ?? (? above +7, ?! +10); a mark stands when the two moves, \
+searched alike, confirm it.\nAccuracy: lichess's, from the winning chances each move kept.";
 
-const USAGE: &str = "usage: rmax review FILE [--nodes N | --time S] [--out FILE]
+fn usage() -> String {
+    format!(
+        "usage: rmax review FILE [--nodes N | --time S] [--out FILE]
 
 Reviews every game of the PGN file FILE (- reads standard input): each move scored, marked
-?! (inaccuracy), ? (mistake) or ?? (blunder) with the better line; a summary per side. The
-games annotated ({ [%eval ...] }, a marked move's better line as a variation) go to --out.
+?! (inaccuracy), ? (mistake) or ?? (blunder) with the better line; a summary per side with
+its accuracy. The games annotated ({{ [%eval ...] }}, a marked move's better line as a
+variation) go to --out.
 
-  --nodes N   nodes a position (default 1000000, about 0.5 s): the same review anywhere
-  --time S    seconds a position instead
+  --nodes N   nodes for each position's search (default {NODES}, under 1 s a position with
+              the searches of the played move): the same review anywhere
+  --time S    seconds for each position's search instead
   --out FILE  the annotated PGN, written whole or not at all (default: FILE's name with
-              -review, game-review.pgn for standard input)";
+              -review, game-review.pgn for standard input)"
+    )
+}
 
 /// What the search may spend on each position: ms, or nodes.
 #[derive(Clone, Copy)]
@@ -76,6 +88,14 @@ impl Effort {
         }
     }
 
+    /// This effort times `f`.
+    fn share(self, f: f64) -> Effort {
+        match self {
+            Effort::Millis(ms) => Effort::Millis((ms as f64 * f).max(1.0) as u64),
+            Effort::Nodes(n) => Effort::Nodes((n as f64 * f).max(1.0) as u64),
+        }
+    }
+
     fn limits(self) -> Limits {
         let mut ask = Ask::default();
         (ask.movetime, ask.nodes) = match self {
@@ -90,7 +110,8 @@ impl Effort {
 type Mark = (&'static str, &'static str, String);
 
 /// A move reviewed: scores before and after as people read them, its loss, its mark and then
-/// the search's line.
+/// the search's line; its accuracy (lichess's, 0 to 100) and White's winning chances (-1 to
+/// 1) before and after it.
 struct Row {
     side: u8,
     played: String,
@@ -99,50 +120,113 @@ struct Row {
     loss: i32,
     mark: Option<Mark>,
     better: Option<String>,
+    accuracy: f64,
+    wins: (f64, f64),
 }
 
-/// Reviews a game, `progress(i, n)` said before position i of n.
+/// A position weighed: the best score found and its line, and the played move's score, both
+/// from the mover's side, from one table (the played move's search just after the best's).
+struct Weighed {
+    best: i32,
+    line: Vec<Move>,
+    played: i32,
+}
+
+/// Reviews a game, `progress(i, n)` said before the i-th position of n: from the last
+/// position to the first, one table for all (a position's search then knows what the game
+/// went on to), each position's best line and its played move scored in turn (HOW_TO_READ).
 fn review(record: &PgnGame, budget: Effort, progress: &mut dyn FnMut(usize, usize)) -> Vec<Row> {
-    let (game, mut engine, lim) = (&record.game, Engine::new(HASH_MB), budget.limits());
+    let (game, mut engine) = (&record.game, Engine::new(HASH_MB));
     let boards: Vec<Board> = game.positions().copied().collect();
     let keys: Vec<u64> = boards.iter().map(|b| b.key).collect();
     let drawn = game.end().is_some_and(|e| e.score() == "1/2-1/2");
-    let mut evals: Vec<(i32, Vec<Move>)> = vec![];
-    for (i, board) in boards.iter().enumerate() {
-        progress(i, boards.len());
-        let over = board.gen(false).is_empty() || i + 1 == boards.len() && drawn;
-        evals.push(match over {
-            true => (-MATE * i32::from(board.in_check()), vec![]),
-            false => search(&mut engine, board, &keys[..i], lim),
-        });
-    }
-    let marks: Vec<Option<Mark>> = (game.moves.iter().enumerate())
-        .map(|(i, m)| judge(evals[i].0, evals[i + 1].0, evals[i].1.first() == Some(m)))
-        .collect();
-    for (i, _) in marks.iter().enumerate().filter(|(_, m)| m.is_some()) {
-        extend(&mut engine, &boards[i], &keys[..i], &mut evals[i].1);
-    }
-    let shown = |i: usize| match evals[i].1.is_empty() && boards[i].in_check() {
-        true => "mate".to_string(),
-        false => Score::white(evals[i].0, boards[i].side).pawns(),
+    let n = game.moves.len();
+    // move m's score in position i (the mover's view) and its line: the position after it
+    // searched (a mate found there is a ply further from here)
+    let reply = |engine: &mut Engine, i: usize, m: Move, effort: Effort| {
+        let after = boards[i].after(m);
+        let mut keys = keys[..i].to_vec();
+        keys.push(boards[i].key);
+        let (s, line) = match () {
+            _ if after.gen(false).is_empty() => (-MATE * i32::from(after.in_check()), vec![]),
+            _ if m == game.moves[i] && i + 1 == n && drawn => (0, vec![]),
+            _ => search(engine, &after, &keys, effort.limits()),
+        };
+        let s = -s + s.signum() * i32::from(s.abs() > MATE - 999);
+        (s, [vec![m], line].concat())
     };
-    let row = |(i, (&m, mark)): (usize, (&Move, Option<Mark>))| {
-        let (board, (before, line)) = (&boards[i], &evals[i]);
-        let chosen = line.first() == Some(&m);
-        let loss = (capped(*before) - capped(-evals[i + 1].0)).max(0);
-        let line = &line[..line.len().min(LINE_PLIES)];
-        let better = mark.as_ref().map(|_| line_san(board, line));
+    let mut weighed: Vec<Weighed> = vec![];
+    for (k, i) in (0..n).rev().enumerate() {
+        progress(k, n);
+        let (best, line) = search(&mut engine, &boards[i], &keys[..i], budget.limits());
+        let played = game.moves[i];
+        let mut w = match line.first() == Some(&played) {
+            true => Weighed {
+                best,
+                line,
+                played: best,
+            },
+            false => {
+                let score = reply(&mut engine, i, played, budget.share(PLAYED)).0;
+                Weighed {
+                    best,
+                    line,
+                    played: score,
+                }
+            }
+        };
+        // a mark is confirmed (or not) by the best move and the played one searched alike,
+        // each a ply below, longer; the played move found no worse than the best is the best
+        if judge(w.best, w.played).is_some() {
+            let effort = budget.share(CONFIRM);
+            let (best, line) = reply(&mut engine, i, w.line[0], effort);
+            let score = reply(&mut engine, i, played, effort).0;
+            w = Weighed {
+                best,
+                line,
+                played: score,
+            };
+        }
+        if w.played >= w.best {
+            (w.best, w.line) = (w.played, vec![played]);
+        }
+        weighed.push(w);
+    }
+    weighed.reverse();
+    for (i, w) in weighed.iter_mut().enumerate() {
+        if judge(w.best, w.played).is_some() {
+            extend(&mut engine, &boards[i], &keys[..i], &mut w.line);
+        }
+    }
+    rows(game.moves.iter().zip(&boards).zip(&weighed))
+}
+
+/// The rows of the moves, from their positions and what the review weighed.
+fn rows<'a>(moves: impl Iterator<Item = ((&'a Move, &'a Board), &'a Weighed)>) -> Vec<Row> {
+    let white = |score: i32, side: u8| Score::white(score, side).pawns();
+    let rows = moves.map(|((&m, board), w)| {
+        let mark = judge(w.best, w.played);
+        let line = &w.line[..w.line.len().min(LINE_PLIES)];
+        let sign = [1.0, -1.0][usize::from(board.side != 8)]; // (to White's side)
         Row {
             side: board.side,
             played: numbered(board, m),
-            before: shown(i),
-            after: shown(i + 1),
-            loss: if chosen { 0 } else { loss },
+            before: white(w.best, board.side),
+            after: match board.after(m) {
+                a if a.gen(false).is_empty() && a.in_check() => "mate".into(),
+                _ => white(w.played, board.side),
+            },
+            loss: (capped(w.best) - capped(w.played)).max(0),
+            better: mark.as_ref().map(|_| line_san(board, line)),
             mark,
-            better,
+            accuracy: accuracy(chances(capped(w.best)), chances(capped(w.played))),
+            wins: (
+                sign * chances(capped(w.best)),
+                sign * chances(capped(w.played)),
+            ),
         }
-    };
-    game.moves.iter().zip(marks).enumerate().map(row).collect()
+    });
+    rows.collect()
 }
 
 /// A search of `board` to `lim` (`keys`: the positions before it): its score and line.
@@ -173,18 +257,16 @@ fn extend(engine: &mut Engine, board: &Board, keys: &[u64], line: &mut Vec<Move>
     }
 }
 
-/// The mark of a move from scores before it (the mover's view) and after it (the other
-/// side's): lichess's, by the drop in winning chances or by a mate allowed or missed, which
-/// weighs less in a position already lost (allowed) or still won (missed); none for the
-/// search's own move (`chosen`).
-fn judge(before: i32, next: i32, chosen: bool) -> Option<Mark> {
+/// The mark of a move from the best score of its position and the played move's (the mover's
+/// view), as HOW_TO_READ says (a mate allowed weighs less in a position already lost, one
+/// missed in a position still won).
+fn judge(best: i32, played: i32) -> Option<Mark> {
     let (cp, why, mate) = match () {
-        _ if chosen => return None,
-        _ if mating(next) && !mating(-before) => (-capped(before), "allows", next),
-        _ if mating(before) && !mating(-next) => (capped(-next), "misses", before),
+        _ if mating(-played) && !mating(-best) => (-capped(best), "allows", -played),
+        _ if mating(best) && !mating(played) => (capped(played), "misses", best),
         _ => (0, "", 0),
     };
-    let drop = chances(capped(before)) - chances(capped(-next));
+    let drop = chances(capped(best)) - chances(capped(played));
     let (i, why) = match why {
         "" => (MARKS.iter().position(|m| drop >= m.0)?, String::new()),
         _ => (
@@ -206,6 +288,44 @@ fn capped(score: i32) -> i32 {
 /// The winning chances of a score (cp, the mover's view), -1 to 1.
 fn chances(cp: i32) -> f64 {
     2.0 / (1.0 + (-SLOPE * f64::from(cp)).exp()) - 1.0
+}
+
+/// A move's accuracy, lichess's: 100 for no loss of winning chances (`before` to `after`, -1
+/// to 1, the mover's), falling fast with what it gave away; 0 to 100.
+fn accuracy(before: f64, after: f64) -> f64 {
+    let lost = (before - after).max(0.0) * 50.0; // (in Win%, 0 to 100)
+    (103.1668 * (-0.04354 * lost).exp() - 3.1669 + 1.0).clamp(0.0, 100.0)
+}
+
+/// A side's accuracy in the game, lichess's: the moves' accuracies averaged twice, weighted by
+/// how much the winning chances swung around each move (a volatile stretch counts more) and
+/// harmonically (a blunder weighs), and the two averaged; None without moves.
+fn game_accuracy(rows: &[Row], side: u8) -> Option<f64> {
+    // Win% (0 to 100, White's) of each position, the last after the last move
+    let last = rows.last().map(|r| r.wins.1);
+    let wins = rows
+        .iter()
+        .map(|r| r.wins.0)
+        .chain(last)
+        .map(|c| 50.0 + 50.0 * c);
+    let wins: Vec<f64> = wins.collect();
+    // the window of move i: `size` positions up to the one after it (the first ones share one)
+    let size = (rows.len() / 10).clamp(2, 8);
+    let weight = |i: usize| {
+        let start = (i + 2).saturating_sub(size);
+        let window = &wins[start..(start + size).min(wins.len())];
+        let mean = window.iter().sum::<f64>() / window.len() as f64;
+        let var = window.iter().map(|w| (w - mean).powi(2)).sum::<f64>() / window.len() as f64;
+        var.sqrt().clamp(0.5, 12.0)
+    };
+    let mine: Vec<(f64, f64)> = (rows.iter().enumerate())
+        .filter(|(_, r)| r.side == side)
+        .map(|(i, r)| (r.accuracy, weight(i)))
+        .collect();
+    let weights: f64 = mine.iter().map(|m| m.1).sum();
+    let weighted = mine.iter().map(|(a, w)| a * w).sum::<f64>() / weights;
+    let harmonic = mine.len() as f64 / mine.iter().map(|(a, _)| 1.0 / a.max(1.0)).sum::<f64>();
+    (!mine.is_empty()).then(|| (weighted + harmonic) / 2.0)
 }
 
 /// The heading, the table (`all` its rows, else the marked ones) and a line a side; and the
@@ -240,11 +360,18 @@ fn report(record: &PgnGame, rows: &[Row], budget: Effort, all: bool) -> (String,
         let annotator = format!("rmax {VERSION} review, {}", budget.describe());
         annotated.tags.push(("Annotator".into(), annotator));
     }
+    for (side, tag) in [(8, "WhiteAccuracy"), (16, "BlackAccuracy")] {
+        let accuracy = game_accuracy(rows, side).map(|a| format!("{a:.0}"));
+        annotated.tags.retain(|t| t.0 != tag); // (a review of a review: its own figure)
+        annotated
+            .tags
+            .extend(accuracy.map(|a| (tag.to_string(), a)));
+    }
     let notes: Vec<Note> = rows.iter().map(note).collect();
     (text + "\n", annotated.pgn(&notes))
 }
 
-/// A side's line: its moves, average loss and marks.
+/// A side's line: its moves, average loss, accuracy and marks.
 fn summary(rows: &[Row], side: u8, name: &str) -> String {
     let mine: Vec<&Row> = rows.iter().filter(|r| r.side == side).collect();
     let n = mine.len();
@@ -262,8 +389,10 @@ fn summary(rows: &[Row], side: u8, name: &str) -> String {
         if n == 1 { "" } else { "s" },
         marks.collect::<Vec<_>>().join(", "),
     );
+    let accuracy =
+        game_accuracy(rows, side).map_or(String::new(), |a| format!(", accuracy {a:.0}%"));
     let who = colour(side);
-    format!("\n{who} ({name}): {n} move{s}, average loss {average} cp a move; {marks}")
+    format!("\n{who} ({name}): {n} move{s}, average loss {average} cp a move{accuracy}; {marks}")
 }
 
 /// A move's PGN note: `[%eval ...]` after it; a marked one's loss and better line too.
@@ -327,7 +456,7 @@ pub fn review_game(record: &PgnGame, budget: Effort) -> (String, String) {
 pub fn run(args: &[&str]) {
     let done = match options(args).map_err(|e| format!("{e} (see rmax review --help)")) {
         Ok(Some((input, budget, out))) => review_file(&input, budget, &out),
-        Ok(None) => Ok(()).inspect(|()| say!("{USAGE}\n\n{HOW_TO_READ}")),
+        Ok(None) => Ok(()).inspect(|()| say!("{}\n\n{HOW_TO_READ}", usage())),
         Err(e) => Err(e),
     };
     if let Err(e) = done {
@@ -390,6 +519,10 @@ fn review_file(input: &str, budget: Effort, out: &Path) -> Result<(), String> {
         let why = "the review would replace the game";
         return Err(format!("review: --out is the input file '{name}': {why}"));
     }
+    // (where the review goes must take a file now: a review can take an hour)
+    let shown = short(&out.display().to_string());
+    write_whole(&temp(out), "").map_err(|e| format!("review: cannot write '{shown}': {e}"))?;
+    let _ = std::fs::remove_file(temp(out));
     let (mut annotated, n) = (vec![], games.len());
     for (i, record) in games.iter().enumerate() {
         let label = format!("review: game {} of {n}", i + 1);
@@ -397,7 +530,6 @@ fn review_file(input: &str, budget: Effort, out: &Path) -> Result<(), String> {
         say!("Game {} of {n}\n{text}", i + 1);
         annotated.push(pgn);
     }
-    let shown = short(&out.display().to_string());
     write_whole(out, &(annotated.join("\n\n") + "\n"))
         .map_err(|e| format!("review: cannot write '{shown}': {e}"))?;
     let games = if n == 1 { "game" } else { "games" };
@@ -405,11 +537,16 @@ fn review_file(input: &str, budget: Effort, out: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes `text` to `path` whole or not at all: a file beside it, renamed over it.
-fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
+/// A file beside `path` to write first.
+fn temp(path: &Path) -> PathBuf {
     let name = path.file_name().map(|n| n.to_string_lossy());
     let name = name.unwrap_or("review".into());
-    let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// Writes `text` to `path` whole or not at all: a file beside it, renamed over it.
+fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
+    let temp = temp(path);
     let written = std::fs::write(&temp, text).and_then(|()| std::fs::rename(&temp, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&temp);

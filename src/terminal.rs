@@ -1,10 +1,10 @@
 //! A person at the terminal: moves and the commands of COMMANDS read into time management's `Ask`;
 //! rmax thinks on the search thread while input keeps coming (`while_thinking`).
 
-use crate::clock::{face, read_control, Clock, MAX_INCREMENT, MAX_MINUTES};
+use crate::clock::{face, pgn_clock, read_control, Clock, MAX_INCREMENT, MAX_MINUTES};
 use crate::eval::explain;
-use crate::game::{letter, line_san, numbered, read_move, read_pgn, san, start_board};
-use crate::game::{Game, Parsed, PgnGame};
+use crate::game::{letter, line_san, numbered, read_move, read_pgn, san, start_board, today};
+use crate::game::{Game, Note, Parsed, PgnGame};
 use crate::input::{int, parse_fen, short, split_word, Event, MAX_LINE};
 use crate::level::{Level, ELO_MAX, ELO_MIN};
 use crate::output::{colour, diagram, Score, VERSION};
@@ -12,7 +12,7 @@ use crate::pace;
 use crate::review::{review_game, Effort, NODES};
 use crate::searcher::{lock, Searcher, MAX_THREADS};
 use crate::timeman::{plan, Ask, OVERHEAD_MS};
-use rmax::{Board, Info, W};
+use rmax::{Board, Info, Move, W};
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
 use std::sync::mpsc::{Receiver, Sender};
@@ -53,7 +53,7 @@ move, and a move typed at the keyboard is not kept (type it after rmax's move). 
 
 /// The commands: the words that call them (`help` says what they do) and their handlers.
 type Command = (&'static [&'static str], fn(&mut Terminal, &str));
-const COMMANDS: [Command; 27] = [
+const COMMANDS: [Command; 28] = [
     (&["help", "?"], |t, _| {
         say!("{}\nNow: {}, {}.", help(), t.limit_text(), t.how(true))
     }),
@@ -87,7 +87,8 @@ const COMMANDS: [Command; 27] = [
     (&["moves"], |t, _| t.list_moves()),
     (&["fen"], |t, fen| t.setboard(fen, true)),
     (&["setboard"], |t, fen| t.setboard(fen, false)),
-    (&["pgn"], |t, _| say!("{}", t.record().pgn(&[]))),
+    (&["pgn"], |t, _| say!("{}", t.pgn())),
+    (&["name"], Terminal::set_name),
     (&["save"], Terminal::save),
     (&["load"], Terminal::load),
     (&["review"], Terminal::review),
@@ -133,6 +134,20 @@ pub struct Terminal {
     ticking: Arc<Mutex<bool>>,
     /// The last `review`: the game's PGN then, and the same annotated (for `save`).
     reviewed: Option<(String, String)>,
+    /// The person's name in the PGN; a loaded game's tags, kept as they were (none: rmax's),
+    /// with its plies then (its result stands while no move is added).
+    name: String,
+    tags: Vec<(String, String)>,
+    loaded: usize,
+    /// On a clock, the mover's time left (ms) after each move of the game (PGN's `%clk`).
+    clocks: Vec<Option<i64>>,
+    /// The game's PGN when it was last saved or loaded: what leaving would lose.
+    saved: String,
+    /// Where searches and the clock's alarm send their events; the alarm set for the person's
+    /// turn (the ply and the time left it was set at); the screen's width in columns.
+    events: Sender<Event>,
+    alarm: Option<(usize, i64)>,
+    width: usize,
 }
 
 /// The lines `analyse` shows: on a terminal a block rewritten as the search deepens, the
@@ -141,13 +156,15 @@ pub struct Terminal {
 struct View {
     lines: Vec<String>,
     drawn: usize,
+    /// The screen's width: a line is cut to it (a wrapped one would spoil the redraw).
+    width: usize,
 }
 
 impl View {
     fn draw(&mut self) {
         let up = format!("\x1b[{}A", self.drawn.saturating_sub(1));
         let up = if self.drawn > 1 { up.as_str() } else { "" };
-        let lines: Vec<String> = self.lines.iter().map(|l| fit(l)).collect();
+        let lines: Vec<String> = self.lines.iter().map(|l| fit(l, self.width)).collect();
         print_now(&format!("{up}{}", lines.join("\n")));
         self.drawn = self.lines.len();
     }
@@ -159,7 +176,7 @@ impl Terminal {
         let live = std::io::stdout().is_terminal();
         Terminal {
             game: Game::new(start_board()),
-            search: Searcher::new(events),
+            search: Searcher::new(events.clone()),
             human: 8,
             flip: false,
             ms: None,
@@ -176,6 +193,14 @@ impl Terminal {
             analysis: None,
             ticking: Arc::default(),
             reviewed: None,
+            name: "You".into(),
+            tags: vec![],
+            loaded: 0,
+            clocks: vec![],
+            saved: String::new(),
+            alarm: None,
+            width: if live { columns() } else { 80 },
+            events,
         }
     }
 
@@ -192,14 +217,15 @@ impl Terminal {
             // a line, or those that came while rmax thought, now that it has moved
             while let Some(next) = line.take().or_else(|| self.idle_line()) {
                 if !self.command(&next) {
-                    return;
+                    return self.leave();
                 }
             }
             if !self.search.busy() {
                 prompt();
                 if self.leaving {
-                    return say!();
+                    return self.leave();
                 }
+                self.set_alarm();
             }
             match input.recv() {
                 Ok(Event::Line(next)) if self.search.busy() => self.while_thinking(next),
@@ -209,6 +235,11 @@ impl Terminal {
                 )),
                 Ok(Event::Done(id)) if self.search.is_current(id) => self.search_done(),
                 Ok(Event::Done(_)) => {}
+                Ok(Event::Alarm) if self.flag_fell() => {
+                    say!();
+                    self.show_and_end();
+                }
+                Ok(Event::Alarm) => {}
                 // end of input: piped commands all run (an analysis stops: no Enter can come);
                 // Ctrl-D at the keyboard leaves at once
                 Ok(Event::Eof) | Err(_) if self.search.busy() && !self.keyboard => {
@@ -220,7 +251,7 @@ impl Terminal {
                 Ok(Event::Eof) | Err(_) => {
                     self.search.finish();
                     self.clear_thinking();
-                    return say!();
+                    return self.leave();
                 }
             }
         }
@@ -285,8 +316,7 @@ impl Terminal {
         let (word, arg) = split_word(line);
         let word = word.to_ascii_lowercase();
         // the person's time ran out before this line came: the game is lost, a move not played
-        let flag =
-            self.game.board().side == self.human && !self.search.busy() && !self.punch(false);
+        let flag = self.flag_fell();
         if flag {
             self.show_and_end();
         }
@@ -364,7 +394,7 @@ impl Terminal {
                 let record = self.record();
                 let (text, annotated) = review_game(&record, budget);
                 say!("{text}\nsave <file> writes the game with the review's notes.");
-                self.reviewed = Some((record.pgn(&[]), annotated));
+                self.reviewed = Some((self.pgn(), annotated));
             }
         }
     }
@@ -463,11 +493,16 @@ impl Terminal {
         if path.is_empty() {
             return say!("save needs a file name, e.g. save game.pgn");
         }
-        let pgn = self.record().pgn(&[]);
+        let pgn = self.pgn();
         let notes = self.reviewed.as_ref().filter(|(game, _)| *game == pgn);
-        let (pgn, how) = notes.map_or((pgn, ""), |n| (n.1.clone(), " with the review's notes"));
-        match std::fs::write(path, pgn + "\n") {
-            Ok(()) => say!("Saved the game ({plies} plies){how} to {name}."),
+        let (text, how) = notes.map_or((pgn.clone(), ""), |n| {
+            (n.1.clone(), " with the review's notes")
+        });
+        match std::fs::write(path, text + "\n") {
+            Ok(()) => {
+                say!("Saved the game ({plies} plies){how} to {name}.");
+                self.saved = pgn;
+            }
             Err(e) => say!("Cannot save to '{name}': {e}"),
         }
     }
@@ -481,17 +516,20 @@ impl Terminal {
             Ok(text) => text,
             Err(e) => return say!("Cannot read '{name}': {e}"),
         };
-        let empty = Game::new(start_board());
-        let first = |games: Vec<PgnGame>| games.into_iter().next().map_or(empty, |g| g.game);
         let game = match parse_fen(text.trim()) {
-            Ok(board) if text.trim().lines().count() == 1 => Ok(Game::new(board)),
-            _ => read_pgn(&text, false).map(first),
+            Ok(board) if text.trim().lines().count() == 1 => Ok((Game::new(board), vec![])),
+            _ => read_pgn(&text, false).map(|games| match games.into_iter().next() {
+                Some(g) => (g.game, g.tags),
+                None => (Game::new(start_board()), vec![]),
+            }),
         };
         match game {
-            Ok(game) => {
+            Ok((game, tags)) => {
                 let (plies, side) = (game.moves.len(), colour(game.board().side));
                 say!("Loaded {plies} plies from {name}; you play {side}.");
                 self.set_game(game, None);
+                (self.tags, self.loaded) = (tags, plies);
+                self.saved = self.pgn();
             }
             Err(e) => say!("Cannot load '{name}': {e}"),
         }
@@ -499,7 +537,8 @@ impl Terminal {
 
     /// Another game, on a clock both full again; the person plays `human` (None: the side to move).
     fn set_game(&mut self, game: Game, human: Option<u8>) {
-        (self.game, self.on_time) = (game, false);
+        (self.game, self.on_time, self.tags) = (game, false, vec![]);
+        self.clocks = vec![None; self.game.moves.len()];
         self.clock = self.clock.map(|c| Clock::new(c.control));
         self.human = human.unwrap_or(self.game.board().side);
         self.next();
@@ -521,6 +560,60 @@ impl Terminal {
         say!(
             "On the clock: {each} each, {inc} s added a move ({control}); clock off: back to time."
         );
+    }
+
+    /// Has the person's time run out on their turn (rmax not thinking)? The game is then lost.
+    fn flag_fell(&mut self) -> bool {
+        self.game.board().side == self.human && !self.search.busy() && !self.punch(false)
+    }
+
+    /// On the person's turn on a clock, an alarm when their time would run out: the flag is
+    /// announced as it falls, while the prompt waits (a stale alarm finds time left: nothing).
+    fn set_alarm(&mut self) {
+        let Some(c) = self.clock.filter(|_| self.game.board().side == self.human) else {
+            return;
+        };
+        let (ply, left) = (self.game.moves.len(), c.left[usize::from(self.human != 8)]);
+        if self.game.end().is_some() || self.alarm == Some((ply, left)) {
+            return;
+        }
+        self.alarm = Some((ply, left));
+        let events = self.events.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(left.max(0) as u64 + 5));
+            let _ = events.send(Event::Alarm);
+        });
+    }
+
+    /// Plays `m` for the side to move, its clock stopped first: false, and not played, when its
+    /// time has run out. The mover's time left is kept for the PGN.
+    fn play(&mut self, m: Move) -> bool {
+        let side = usize::from(self.game.board().side != 8);
+        if !self.punch(true) {
+            return false;
+        }
+        self.clocks.push(self.clock.map(|c| c.left[side]));
+        self.game.push(m);
+        true
+    }
+
+    /// Leaving: a game of the person's with moves not saved is kept in a file, which is said
+    /// (at a keyboard; a script saves what it wants).
+    fn leave(&self) {
+        if !self.keyboard || self.game.moves.is_empty() || self.pgn() == self.saved {
+            return say!();
+        }
+        let stem = format!("rmax-{}", today().replace('.', "-"));
+        let free = (1..).map(|n| match n {
+            1 => format!("{stem}.pgn"),
+            n => format!("{stem}-{n}.pgn"),
+        });
+        let path = free.take(100).find(|p| !std::path::Path::new(p).exists());
+        let kept = path.filter(|p| std::fs::write(p, self.pgn() + "\n").is_ok());
+        match kept {
+            Some(p) => say!("\nThe game was not saved: it is kept in {p} (load {p} to go on)."),
+            None => say!("\nThe game was not saved, and could not be kept in a file."),
+        }
     }
 
     /// Stops the side to move's clock (`moved`: its increment added) and starts it again;
@@ -548,16 +641,63 @@ impl Terminal {
         Some(format!("{loser} loses on time: {winner} wins, {score}."))
     }
 
-    /// The game for PGN: the person's name on their side, rmax's rating at a level.
+    /// The game for PGN: a loaded game's tags as they were (its result brought up to date);
+    /// else the person's name on their side, rmax's rating at a level; on a clock, the control
+    /// and how the game ended (`Termination`).
     fn record(&self) -> PgnGame {
         let black = usize::from(self.human != 8);
-        let mut names = ["You".to_string(), format!("rmax {VERSION}")];
+        let mut names = [self.name.clone(), format!("rmax {VERSION}")];
         names.rotate_left(black);
         let (mut tags, rating) = (vec![], ["BlackElo", "WhiteElo"][black]);
         tags.extend(self.level.map(|l| (rating, l.elo.to_string())));
         tags.extend(self.clock.map(|c| ("TimeControl", c.control())));
-        tags.extend(self.on_time.then(|| ("Termination", "time forfeit".into())));
-        self.game.record(&names[0], &names[1], &tags)
+        let end = match (self.on_time, self.game.end()) {
+            (true, _) => "time forfeit",
+            (_, Some(_)) => "normal",
+            _ => "unterminated",
+        };
+        tags.extend(self.clock.map(|_| ("Termination", end.to_string())));
+        let mut record = self.game.record(&names[0], &names[1], &tags);
+        let tag = |name: &str| self.tags.iter().find(|t| t.0 == name).map(|t| t.1.clone());
+        match tag("Result").filter(|_| self.game.moves.len() == self.loaded) {
+            Some(result) if record.result == "*" => record.result = result,
+            _ => {}
+        }
+        if !self.tags.is_empty() {
+            let result = ("Result".to_string(), record.result.clone());
+            let kept = self.tags.iter().filter(|t| t.0 != "Result").cloned();
+            record.tags = kept.chain([result]).collect();
+        }
+        record
+    }
+
+    /// The game as PGN, each move on a clock with the mover's time left (`[%clk 0:09:55]`).
+    fn pgn(&self) -> String {
+        let clk = |ms: &Option<i64>| Note {
+            after: ms
+                .map(|ms| format!("{{ [%clk {}] }}", pgn_clock(ms)))
+                .into_iter()
+                .collect(),
+            ..Note::default()
+        };
+        self.record()
+            .pgn(&self.clocks.iter().map(clk).collect::<Vec<_>>())
+    }
+
+    /// `name Ada Lovelace`: the person's name in the PGN (a loaded game's tag too).
+    fn set_name(&mut self, arg: &str) {
+        if arg.is_empty() {
+            return say!(
+                "name needs your name, e.g. name Ada Lovelace (now: {}).",
+                self.name
+            );
+        }
+        self.name = short(arg);
+        let side = ["White", "Black"][usize::from(self.human != 8)];
+        if let Some(tag) = self.tags.iter_mut().find(|t| t.0 == side) {
+            tag.1 = self.name.clone();
+        }
+        say!("Your name in the game's PGN: {}.", self.name);
     }
 
     fn hint(&mut self) {
@@ -579,11 +719,8 @@ impl Terminal {
                 say!("Unknown command or move '{text}': type help for the commands.")
             }
             _ if over => say!("The game is over: type new or undo."),
-            Parsed::Move(_) if !self.punch(true) => self.show_and_end(),
-            Parsed::Move(m) => {
-                self.game.push(m);
-                self.next();
-            }
+            Parsed::Move(m) if !self.play(m) => self.show_and_end(),
+            Parsed::Move(_) => self.next(),
             Parsed::Ambiguous(moves) => {
                 let moves: Vec<String> = moves.into_iter().map(|m| san(&board, m)).collect();
                 let moves = moves.join(" or ");
@@ -633,7 +770,7 @@ impl Terminal {
             pace: self.pace.then_some(most),
             ..l
         });
-        let (live, lines) = (self.live, self.level.is_none());
+        let (live, lines, width) = (self.live, self.level.is_none(), self.width);
         match live {
             true => print_now(&format!("{CLEAR_LINE}{THINKING}...")),
             false => say!("{THINKING}."),
@@ -643,7 +780,10 @@ impl Terminal {
             tick(self.ticking.clone());
         }
         let print = move |info: &Info| match (lines, live) {
-            (true, true) => print_now(&fit(&format!("{THINKING} {}", search_line(&board, info)))),
+            (true, true) => print_now(&fit(
+                &format!("{THINKING} {}", search_line(&board, info)),
+                width,
+            )),
             (true, false) => say!("  {}", search_line(&board, info)),
             (false, _) => {}
         };
@@ -664,7 +804,11 @@ impl Terminal {
         let shown = lines.min(board.gen(false).len());
         let s = if shown == 1 { "" } else { "s" };
         say!("rmax analyses the {shown} best line{s} (Enter: stop).");
-        let (view, live) = (Arc::new(Mutex::new(View::default())), self.live);
+        let view = View {
+            width: self.width,
+            ..View::default()
+        };
+        let (view, live) = (Arc::new(Mutex::new(view)), self.live);
         self.analysis = Some(view.clone());
         let print = move |info: &Info| {
             let text = format!("{}) {}", info.multipv, search_line(&board, info));
@@ -696,11 +840,10 @@ impl Terminal {
         }
         self.clear_thinking();
         let (board, info) = (*self.game.board(), outcome.info);
-        if let Some(m) = outcome.best.filter(|_| self.punch(true)) {
+        if let Some(m) = outcome.best.filter(|&m| self.play(m)) {
             let score = Score::white(info.score, board.side).pawns();
             let (played, depth, secs) = (numbered(&board, m), info.depth, info.ms as f64 / 1e3);
             say!("rmax plays {played}   (depth {depth}, {score}, {secs:.2} s)");
-            self.game.push(m);
         }
         self.show_and_end();
     }
@@ -738,7 +881,16 @@ impl Terminal {
         match self.game.moves.len() {
             0 => return say!("Nothing to undo."),
             n if n < take => return say!("{only}"),
-            _ => (0..take).for_each(|_| self.game.pop()),
+            n => {
+                (0..take).for_each(|_| self.game.pop());
+                self.clocks.truncate(n - take);
+            }
+        }
+        if let Some(c) = self.clock {
+            say!(
+                "The clocks stay as they are ({}): an undo takes back moves, not time.",
+                c.text()
+            );
         }
         self.show();
     }
@@ -809,9 +961,34 @@ fn print_now(text: &str) {
     let _ = write!(out, "{text}").and_then(|()| out.flush());
 }
 
-/// A line cut to the screen's width (79 characters), after CLEAR_LINE.
-fn fit(line: &str) -> String {
-    CLEAR_LINE.to_string() + &line.chars().take(79).collect::<String>()
+/// A line cut to `width` columns less one (a full line would wrap), after CLEAR_LINE.
+fn fit(line: &str, width: usize) -> String {
+    CLEAR_LINE.to_string()
+        + &line
+            .chars()
+            .take(width.saturating_sub(1))
+            .collect::<String>()
+}
+
+/// The terminal's width in columns: `COLUMNS`, else what `stty size` says of it, else 80.
+fn columns() -> usize {
+    let from_env = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse().ok());
+    let stty = || {
+        let tty = std::fs::File::open("/dev/tty").ok()?;
+        let out = std::process::Command::new("stty")
+            .arg("size")
+            .stdin(tty)
+            .output()
+            .ok()?;
+        String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
+    };
+    from_env.or_else(stty).filter(|&w| w >= 20).unwrap_or(80)
 }
 
 /// A search line (thinking, analysis): depth, score from White's side, time, moves in SAN.

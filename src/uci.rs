@@ -79,7 +79,7 @@ impl Uci {
                     say!("info string error: a line of {n} bytes is too long (at most {MAX_LINE}); ignored")
                 }
                 Ok(Event::Done(id)) if self.search.is_current(id) && !self.held => self.conclude(),
-                Ok(Event::Line(_) | Event::Done(_)) => {}
+                Ok(Event::Line(_) | Event::Done(_) | Event::Alarm) => {}
                 // no `stop` can come now: a perft ends by itself, a search stops and plays
                 Ok(Event::Eof) | Err(_) => {
                     self.search.let_perft_end();

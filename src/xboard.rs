@@ -70,7 +70,7 @@ impl Xboard {
                     say!("Error (line too long): {bytes} bytes, at most {MAX_LINE}")
                 }
                 Ok(Event::Done(id)) if self.search.is_current(id) => self.engine_moved(),
-                Ok(Event::Done(_)) => {}
+                Ok(Event::Done(_) | Event::Alarm) => {}
                 Ok(Event::Eof) | Err(_) => {
                     self.engine_moved(); // a search ends and plays its move
                     break;

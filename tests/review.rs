@@ -295,7 +295,7 @@ fn the_terminal_reviews_the_game_so_far() {
     std::fs::write(&start, moves).expect("the opening");
     assert!(say(&mut r, &format!("load {}", start.display())).contains("Loaded 16 plies"));
     say_has(&mut r, "Qb3", "rmax plays 9... Nxb3");
-    let out = say_has(&mut r, "review 0.05", "Reviewing the game: 19 positions");
+    let out = say_has(&mut r, "review 0.05", "Reviewing the game: 18 positions");
     let row = line_of(&out, "9. Qb3");
     assert!(row.contains("??"), "{row}");
     assert!(out.contains("White (You): 9 moves"), "{out}");
@@ -374,7 +374,7 @@ fn a_move_allowing_mate_is_marked_and_the_default_review_is_the_same_every_time(
     let input = input.to_string_lossy().into_owned();
     let (status, table, err) = review(&[&input]);
     assert!(status.success(), "{err}");
-    assert!(table.contains("1000000 nodes a position"), "{table}");
+    assert!(table.contains("500000 nodes a position"), "{table}");
     let row = line_of(&table, "7. Be2");
     assert!(row.contains("allows mate in 1; 7. Qe2 "), "{row}");
     assert!(row.starts_with("7. Be2?"), "{row}");
@@ -437,4 +437,86 @@ fn movetext_without_a_result_is_an_unfinished_game() {
     let mut r = terminal("0.05");
     let out = say(&mut r, &format!("load {}", input.display()));
     assert!(out.contains("Loaded 4 plies"), "{out}");
+}
+
+/// The signed pawns of a table's score (`+0.31`, `-6.70`; a mate, `#2` or `#-1`, as +-100).
+fn pawns(score: &str) -> f64 {
+    match score.strip_prefix('#') {
+        Some(n) => 100.0_f64.copysign(n.parse::<f64>().expect("a mate")),
+        None => score.parse().expect("a score"),
+    }
+}
+
+/// Every move's better line scores at least as well as the move played, from the mover's side
+/// (both searched in the position before it, one table); each side gets its accuracy, in the
+/// summary and in the annotated PGN's tags.
+#[test]
+fn a_better_line_never_scores_below_the_played_move_and_each_side_has_its_accuracy() {
+    let dir = Scratch::new("accuracy");
+    let out = dir.join("out.pgn");
+    let out_arg = out.to_string_lossy().into_owned();
+    let (status, table, err) = review(&[GAMES, "--nodes", NODES, "--out", &out_arg]);
+    assert!(status.success(), "{err}");
+    let mut rows = 0;
+    for row in table
+        .lines()
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+    {
+        let words: Vec<&str> = row.split_whitespace().collect();
+        let (before, after) = (words[2], words[3]);
+        if after == "mate" {
+            continue;
+        }
+        let white = !words[0].ends_with("...");
+        let lost = (pawns(before) - pawns(after)) * if white { 1.0 } else { -1.0 };
+        assert!(lost >= 0.0, "{row}");
+        rows += 1;
+    }
+    assert!(rows > 100, "{table}");
+    for side in ["White (rmax-a)", "Black (rmax-b)"] {
+        let line = line_of(&table, side);
+        assert!(
+            line.contains("% accuracy") || line.contains(", accuracy "),
+            "{line}"
+        );
+    }
+    let annotated = std::fs::read_to_string(&out).expect("the annotated games");
+    assert_eq!(
+        annotated.matches("[WhiteAccuracy \"").count(),
+        2,
+        "{annotated}"
+    );
+    assert_eq!(
+        annotated.matches("[BlackAccuracy \"").count(),
+        2,
+        "{annotated}"
+    );
+}
+
+/// A game whose moves end without a result, its Result tag giving one: the tag stands, in the
+/// table and in the annotated game.
+#[test]
+fn a_result_tag_stands_where_the_moves_end_without_one() {
+    let dir = Scratch::new("result");
+    let input = dir.join("scholar.pgn");
+    let game = "[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7#\n";
+    std::fs::write(&input, game).expect("the game");
+    let input = input.to_string_lossy().into_owned();
+    let (status, table, err) = review(&[&input, "--nodes", "2000"]);
+    assert!(status.success(), "{err}");
+    assert!(table.contains("A - B, 1-0: 7 plies reviewed"), "{table}");
+    let annotated = std::fs::read_to_string(dir.join("scholar-review.pgn")).expect("written");
+    assert!(annotated.trim_end().ends_with("1-0"), "{annotated}");
+}
+
+/// `--out` into a folder that is not there: refused before the review starts.
+#[test]
+fn an_out_file_that_cannot_be_written_is_refused_at_once() {
+    let ((status, _, err), ms) = timed(|| review(&[GAMES, "--out", "/no/such/folder/x.pgn"]));
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot write '/no/such/folder/x.pgn'"),
+        "{err}"
+    );
+    assert!(ms < 1000, "{ms} ms: the review ran first");
 }

@@ -730,7 +730,8 @@ fn the_level_message_says_whether_rmax_takes_a_persons_time() {
 }
 
 /// A game on the clock at 1+1: both clocks shown after each move, rmax's replies on its clock,
-/// the game played to its mate, and its PGN with the TimeControl (no Termination: a mate).
+/// the game played to its mate, and its PGN with the TimeControl, each move's clock (`%clk`)
+/// and how it ended (`Termination`).
 #[test]
 fn a_game_at_clock_1_1_shows_both_clocks_and_ends_in_its_mate() {
     let mut r = terminal("0.05");
@@ -763,9 +764,12 @@ fn a_game_at_clock_1_1_shows_both_clocks_and_ends_in_its_mate() {
     }
     let pgn = say_has(&mut r, "pgn", "[TimeControl \"60+1\"]\n");
     assert!(
-        pgn.contains("[Result \"1-0\"]") && !pgn.contains("Termination"),
+        pgn.contains("[Result \"1-0\"]") && pgn.contains("[Termination \"normal\"]\n"),
         "{pgn}"
     );
+    // White's clock after its first move: a minute, less its thinking, plus the second
+    assert!(pgn.contains(" Ne7+ { [%clk 0:01:0"), "{pgn}");
+    assert_eq!(pgn.matches("[%clk ").count(), 7, "{pgn}");
     assert!(say(&mut r, "help").contains("Now: rmax plays on the clock, 60+1 (White 1:0"));
 }
 
@@ -799,8 +803,9 @@ fn on_a_short_clock_rmax_never_flags_in_a_game_played_to_its_end() {
 }
 
 /// The person's time runs from rmax's move (or the clock's start) to their line: one who
-/// waits flags, the move is not played, the game is lost on time (its PGN says so); undo takes
-/// the loss back with the clock off; `time` and `clock off` end the clock too.
+/// waits flags, which is announced as it falls, while the prompt waits (no line typed); the
+/// game is lost on time (its PGN says so), a move then not played; undo takes the loss back
+/// with the clock off; `time` and `clock off` end the clock too.
 #[test]
 fn a_person_who_waits_too_long_loses_on_time() {
     let mut r = terminal("0.05");
@@ -815,12 +820,10 @@ fn a_person_who_waits_too_long_loses_on_time() {
         out.starts_with("On the clock: 0:01.2 each, 0 s added"),
         "{out}"
     );
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let out = say_has(&mut r, "e4", "Clocks: White 0:00.0, Black 0:01.2.");
-    assert!(
-        out.contains("White loses on time: Black wins, 0-1."),
-        "{out}"
-    );
+    // nothing typed: the flag falls after 1.2 s and is announced then
+    let out = r.expect("White loses on time: Black wins, 0-1.", 3.0);
+    assert!(out.contains("Clocks: White 0:00.0, Black 0:01.2."), "{out}");
+    r.expect(PROMPT, 2.0);
     assert_eq!(terminal_fen(&mut r), START);
     assert!(say(&mut r, "e4").contains("The game is over"));
     let pgn = say(&mut r, "pgn");
@@ -846,4 +849,43 @@ fn a_person_who_waits_too_long_loses_on_time() {
         out.starts_with("The clock is off: rmax thinks 0.05 s per move."),
         "{out}"
     );
+}
+
+/// `load` keeps a game's tags as they were (its Result too, where the moves end without one:
+/// the tag stands), `name` puts the person's name on their side, and an undo on a clock says
+/// what it does to the clocks.
+#[test]
+fn a_loaded_game_keeps_its_tags_the_person_their_name_and_undo_the_clocks() {
+    let dir = Scratch::new("loaded");
+    let game = dir.join("scholar.pgn");
+    let text =
+        "[Event \"Club night\"]\n[Site \"Paris\"]\n[Date \"1858.??.??\"]\n[White \"Morphy\"]\n\
+                [Black \"Duke\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7#\n";
+    std::fs::write(&game, text).expect("the game");
+    let mut r = terminal("0.05");
+    say_has(
+        &mut r,
+        &format!("load {}", game.display()),
+        "Loaded 7 plies",
+    );
+    let pgn = say(&mut r, "pgn");
+    for tag in [
+        "Event \"Club night\"",
+        "Site \"Paris\"",
+        "White \"Morphy\"",
+        "Result \"1-0\"",
+    ] {
+        assert!(pgn.contains(&format!("[{tag}]\n")), "{tag}: {pgn}");
+    }
+    assert!(pgn.contains("4. Qxf7# 1-0"), "{pgn}");
+    let mut r = terminal("0.05");
+    say_has(
+        &mut r,
+        "name Ada Lovelace",
+        "Your name in the game's PGN: Ada Lovelace.",
+    );
+    say_has(&mut r, "clock 5+0", "On the clock");
+    say_has(&mut r, "e4", "rmax plays");
+    say_has(&mut r, "undo", "The clocks stay as they are (White ");
+    assert!(say(&mut r, "pgn").contains("[White \"Ada Lovelace\"]"));
 }

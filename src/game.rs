@@ -462,20 +462,23 @@ pub fn line_san(board: &Board, moves: &[Move]) -> String {
 pub enum Parsed {
     Move(Move),
     Ambiguous(Vec<Move>),
-    /// Move syntax, but no legal move fits.
+    /// Move syntax, but no legal move fits, or a mark after the target square (`Nf3x`).
     Illegal,
     NotAMove,
 }
 
 /// Reads a move in SAN (`e4`, `Nbd7`, `exd5`, `O-O`, `e8=Q`, `+`/`#` optional, lenient about
-/// `x`, `-`, `=` and lower-case piece letters but `b`) or coordinates (`e2e4`, `e7e8q`); no
-/// promotion piece is a queen. Text of a move's shape that fits no legal move is Illegal.
+/// `x`, `-`, `=` before the target square and lower-case piece letters but `b`) or coordinates
+/// (`e2e4`, `e7e8q`); no promotion piece is a queen. Text of a move's shape that fits no legal
+/// move is Illegal, and so is one with a mark after its target square (`Nf3x`, `e4x`).
 pub fn read_move(board: &Board, text: &str) -> Parsed {
     read_among(board, text, board.gen(false))
 }
 
-/// `read_move` choosing among `legal` (refusal.rs passes every from-to-promotion triple).
-pub fn read_among(board: &Board, text: &str, legal: Vec<Move>) -> Parsed {
+/// A move text without what may follow a move (`e.p.`, `ep`, `+`, `#`, `!`, `?`), split where
+/// marks (`x`, `-`, `:`, `=`) follow the target square, where notation puts none but the `=`
+/// of a promotion: `Nf3x` is `Nf3` and `x`, `e8=Q` is `e8=Q` and nothing.
+pub fn split_stray(text: &str) -> (&str, &str) {
     let text = text.trim();
     let ep = ["e.p.", "ep"]
         .iter()
@@ -484,6 +487,28 @@ pub fn read_among(board: &Board, text: &str, legal: Vec<Move>) -> Parsed {
         .unwrap_or(text)
         .trim()
         .trim_end_matches(['+', '#', '!', '?']);
+    // the target square's rank is the last digit 1 to 8 (none in castling)
+    let at = text
+        .rfind(|c| ('1'..='8').contains(&c))
+        .map_or(0, |i| i + 1);
+    let (bare, tail) = text.split_at(at);
+    let piece = |c: char| "pnbrqk".contains(c.to_ascii_lowercase());
+    let promotion = match tail.chars().collect::<Vec<char>>()[..] {
+        [] => true,
+        [p] | ['=', p] => piece(p),
+        _ => false,
+    };
+    let marks = tail.contains(['x', '-', ':', '='])
+        && tail.chars().all(|c| piece(c) || "x-:=+#!?".contains(c));
+    match promotion || !marks {
+        true => (text, ""),
+        false => (bare, tail),
+    }
+}
+
+/// `read_move` choosing among `legal` (refusal.rs passes every from-to-promotion triple).
+pub fn read_among(board: &Board, text: &str, legal: Vec<Move>) -> Parsed {
+    let (text, stray) = split_stray(text);
     let castle = ["O-O", "0-0", "o-o", "O-O-O", "0-0-0", "o-o-o"]
         .iter()
         .position(|&c| c == text);
@@ -529,6 +554,7 @@ pub fn read_among(board: &Board, text: &str, legal: Vec<Move>) -> Parsed {
     };
     let found: Vec<Move> = legal.into_iter().filter(fits).collect();
     match found[..] {
+        _ if !stray.is_empty() => Parsed::Illegal,
         [] => Parsed::Illegal,
         [m] => Parsed::Move(m),
         _ => Parsed::Ambiguous(found),

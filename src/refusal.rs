@@ -4,7 +4,7 @@
 //! king (a pin, a king walking into check, a check left unanswered), so that a check never
 //! hides a blocked path.
 
-use crate::game::{read_among, read_move, Parsed};
+use crate::game::{read_among, read_move, san as san_of, split_stray, Parsed};
 use crate::output::colour;
 use rmax::{square_name as sq, Board, Move};
 
@@ -19,12 +19,14 @@ pub fn why(board: &Board, text: &str) -> Option<String> {
     if text.starts_with(['O', '0', 'o']) {
         return castling(board, text.matches(['O', '0', 'o']).count() > 2);
     }
+    // the move without the marks after its target square (`Nf3` of `Nf3x`)
+    let (bare, stray) = split_stray(text);
     // what the text names, by read_move's own rules, on a board holding a `k` on every square:
     // SAN names one piece type, coordinates fit them all
     let named = |k: u8| {
         let mut full = *board;
         full.b = [k | us; 128];
-        match read_among(&full, text, every_triple()) {
+        match read_among(&full, bare, every_triple()) {
             Parsed::Move(m) => vec![m],
             Parsed::Ambiguous(v) => v,
             _ => vec![],
@@ -32,19 +34,59 @@ pub fn why(board: &Board, text: &str) -> Option<String> {
     };
     let kinds: Vec<u8> = (1..7).filter(|&k| !named(k).is_empty()).collect();
     let (&k, san) = (kinds.first()?, kinds.len() == 1);
-    let mut ours = named(k);
-    let to = sq(ours.first()?.to);
+    let all = named(k);
+    let (target, to) = (all.first()?.to, sq(all.first()?.to));
+    if !stray.is_empty() {
+        let may = "only +, #, !, ?, e.p. or a promotion may follow the target square";
+        return Some(format!("{may} {to}, not '{stray}'"));
+    }
+    let mut ours = all.clone();
     ours.retain(|m| !san || board.b[m.from] == us | k);
     let one = ours.iter().all(|m| m.from == ours[0].from);
     // the move that gets furthest speaks (the first of equals)
     let best = ours.iter().rev().map(|&m| fault(board, m, text));
     let (stage, reason) = best.max_by_key(|f| f.0).unwrap_or_default();
     let (white, piece) = (colour(us).to_lowercase(), NAMES[k as usize]);
-    match stage {
-        8 => None,
-        _ if !san || stage > 2 || one && stage > 0 => Some(reason),
-        _ if board.b.contains(&(us | k)) => Some(format!("no {white} {piece} can move to {to}")),
-        _ => Some(format!("{} has no {piece}", colour(us))),
+    // a wrong file, rank or square (`Nbd5`: no piece there moves so): the legal moves of the
+    // kind to the target, with its promotion, from the squares the text leaves out
+    let left_out = |m: &Move| {
+        let (from, promo) = (|n: &Move| n.from == m.from, |n: &Move| n.promo == m.promo);
+        board.b[m.from] == us | k
+            && m.to == target
+            && !all.iter().any(from)
+            && all.iter().any(promo)
+    };
+    let wrong = san && stage <= 2;
+    let mut others = board.gen(false);
+    others.retain(|m| wrong && left_out(m));
+    let reason = match stage {
+        8 => return None,
+        _ if !san || stage > 2 || one && stage > 0 => reason,
+        _ if !others.is_empty() => format!("no {white} {piece} {} can move to {to}", on(&all)),
+        _ if board.b.contains(&(us | k)) => format!("no {white} {piece} can move to {to}"),
+        _ => format!("{} has no {piece}", colour(us)),
+    };
+    // "the knight on e3 can (Nd5)", "the knight on c3 (Ncd5) and the knight on e3 (Ned5) can"
+    let can = |m: &Move, can| format!("{}{can} ({})", name(board, m.from), san_of(board, *m));
+    Some(match &others[..] {
+        [] => reason,
+        [m] => format!("{reason}; {}", can(m, " can")),
+        _ => {
+            let pieces: Vec<String> = others.iter().map(|m| can(m, "")).collect();
+            format!("{reason}; {} can", pieces.join(" and "))
+        }
+    })
+}
+
+/// Where the from-squares of `moves` are: "on b4", "on the b-file", "on the 4th rank".
+fn on(moves: &[Move]) -> String {
+    let same = |part: fn(usize) -> usize| moves.iter().all(|m| part(m.from) == part(moves[0].from));
+    let (from, rank) = (moves[0].from, (moves[0].from >> 4) + 1);
+    let nth = ["st", "nd", "rd"].get(rank - 1).unwrap_or(&"th");
+    match (same(|s| s & 7), same(|s| s >> 4)) {
+        (true, true) => format!("on {}", sq(from)),
+        (true, false) => format!("on the {}-file", &sq(from)[..1]),
+        _ => format!("on the {rank}{nth} rank"), // (SAN names no other set)
     }
 }
 

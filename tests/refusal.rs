@@ -5,7 +5,8 @@
 mod common;
 use common::*;
 
-/// In position `fen` (the person's move), each move of `cases` is refused with exactly its reason.
+/// In position `fen` (the person's move), each move of `cases` is refused with exactly its reason,
+/// and none is played.
 fn refused(fen: &str, cases: &[(&str, &str)]) {
     let mut r = terminal("0.05");
     say(&mut r, &format!("setboard {fen}"));
@@ -14,6 +15,7 @@ fn refused(fen: &str, cases: &[(&str, &str)]) {
         let said = out.trim_end_matches(PROMPT).trim();
         assert_eq!(said, format!("Illegal move '{text}': {reason}."), "{fen}");
     }
+    assert_eq!(terminal_fen(&mut r), board(fen).fen(), "{cases:?}");
 }
 
 /// White is in check from the queen on e2; a pawn on a2.
@@ -251,5 +253,90 @@ fn black_gets_reasons_too() {
             ("d7d4", "a pawn cannot move from d7 to d4"),
             ("e1e2", "the piece on e1 is White's"),
         ],
+    );
+}
+
+#[test]
+fn marks_after_the_target_square_are_refused() {
+    // the report's Nf3x: not played as Nf3 (issue 80)
+    let may = "only +, #, !, ?, e.p. or a promotion may follow the target square";
+    refused(
+        START,
+        &[
+            ("Nf3x", &format!("{may} f3, not 'x'")),
+            ("Nf3xx", &format!("{may} f3, not 'xx'")),
+            ("e4x", &format!("{may} e4, not 'x'")),
+            ("Ng1-f3-", &format!("{may} f3, not '-'")),
+            ("e2e4x+", &format!("{may} e4, not 'x'")),
+        ],
+    );
+    refused(
+        "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1",
+        &[
+            ("b8=", &format!("{may} b8, not '='")),
+            ("b8=Qx", &format!("{may} b8, not '=Qx'")),
+        ],
+    );
+    // the marks notation puts before the target square still read
+    let mut r = terminal("0.05");
+    say(&mut r, "setboard 4k3/1P6/8/8/8/8/8/4K1N1 w - - 0 1");
+    for played in ["Ng1-f3", "b7-b8=Q+"] {
+        let before = terminal_fen(&mut r);
+        let out = say(&mut r, played);
+        assert!(!out.contains("move '"), "{played}: {out}");
+        assert_ne!(terminal_fen(&mut r), before, "{played}: played");
+        say(&mut r, &format!("setboard {before}"));
+    }
+}
+
+#[test]
+fn a_wrong_file_rank_or_square_names_the_piece_that_can() {
+    let can = "the knight on e3 can (Nd5)";
+    refused(
+        "4k3/p7/8/8/8/4N3/8/4K3 w - - 0 1",
+        &[
+            (
+                "Nbd5",
+                &format!("no white knight on the b-file can move to d5; {can}"),
+            ),
+            (
+                "N4d5",
+                &format!("no white knight on the 4th rank can move to d5; {can}"),
+            ),
+            (
+                "Nb4d5",
+                &format!("no white knight on b4 can move to d5; {can}"),
+            ),
+        ],
+    );
+    // a knight on the b-file that cannot go there; two that can
+    let both = "the knight on c3 (Ncd5) and the knight on e3 (Ned5) can";
+    refused(
+        "4k3/p7/8/8/8/2N1N3/8/1N2K3 w - - 0 1",
+        &[
+            (
+                "Nbd5",
+                &format!("a knight cannot move from b1 to d5; {both}"),
+            ),
+            (
+                "Nfd5",
+                &format!("no white knight on the f-file can move to d5; {both}"),
+            ),
+        ],
+    );
+    // a pawn's file, and Black's
+    refused(
+        "4k3/8/8/4p3/3P4/8/8/4K3 w - - 0 1",
+        &[(
+            "cxe5",
+            "no white pawn on the c-file can move to e5; the pawn on d4 can (dxe5)",
+        )],
+    );
+    refused(
+        "4k3/4n3/8/8/8/8/P7/4K3 b - - 0 1",
+        &[(
+            "N8d5",
+            "no black knight on the 8th rank can move to d5; the knight on e7 can (Nd5)",
+        )],
     );
 }

@@ -19,9 +19,8 @@ pub struct Explanation {
 pub fn explain(board: &Board, w: &[i32]) -> Explanation {
     let position = Position::of(board);
     let mut weights = lib_weights();
-    for (i, &x) in w.iter().enumerate() {
-        weights[TERMS + i] = unpack(x);
-    }
+    weights.truncate(TERMS); // (material and the tables, then the terms' `w`)
+    weights.extend(w.iter().map(|&x| unpack(x)));
     let row = |name, keep: &dyn Fn(usize) -> bool| {
         let (mg, eg) = position.sums(&weights, keep);
         (name, mg, eg)

@@ -46,12 +46,10 @@ pub enum Score {
 impl Score {
     /// The engine's score, from the side to move's view (a mate: MATE less its plies).
     pub fn of(score: i32) -> Score {
-        if score > MATE - 999 {
-            Score::Mate((MATE - score + 1) / 2) // our mating move is the last of n
-        } else if score < 999 - MATE {
-            Score::Mate(-(MATE + score) / 2)
-        } else {
-            Score::Cp(score)
+        match score {
+            s if s > MATE - 999 => Score::Mate((MATE - s + 1) / 2), // our mating move: the nth
+            s if s < 999 - MATE => Score::Mate(-(MATE + s) / 2),
+            s => Score::Cp(s),
         }
     }
 
@@ -113,10 +111,7 @@ pub fn diagram(
             text.push([' ', '[', ']', '|'][edge]);
             text.push(piece(board.b[square(col)]));
         }
-        if marked(square(7)) {
-            text.push(']');
-        }
-        text.push('\n');
+        text += if marked(square(7)) { "]\n" } else { "\n" };
     }
     text + ["  a b c d e f g h", "  h g f e d c b a"][usize::from(turned)]
 }

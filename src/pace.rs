@@ -105,11 +105,9 @@ mod tests {
         let apart = [line(100), line(20), line(-30), line(-80)];
         let played = at_move(9).gen(false)[0];
         let ms = |full, r: u64| think_ms(&at_move(full), None, played, &apart, r * 7919);
+        let halved = |r| (1..=4).all(|full| (2 * ms(full, r)).abs_diff(ms(9, r)) <= 2);
         for r in 0..200 {
-            assert!(
-                (1..=4).all(|full| (2 * ms(full, r)).abs_diff(ms(9, r)) <= 2),
-                "{r}"
-            );
+            assert!(halved(r), "{r}");
             assert_eq!(ms(5, r), ms(9, r));
         }
     }

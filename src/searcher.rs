@@ -79,7 +79,7 @@ impl Searcher {
         game: &Game,
         plan: Plan,
         level: Option<Level>,
-        mut print: Box<dyn FnMut(&Info) + Send>,
+        mut print: impl FnMut(&Info) + Send + 'static,
     ) {
         let (board, keys, last) = (*game.board(), game.keys(), game.moves.last().copied());
         let (lim, mate, mut rule) = (plan.lim, plan.mate, plan.rule);
@@ -254,17 +254,27 @@ fn play_level(
     let level = level.facing(board);
     let asked = lim.multipv;
     (lim.nodes, lim.multipv) = (lim.nodes.min(level.nodes), asked.max(level.lines));
-    let lines = Arc::new(Mutex::new(Lines::new(lim.multipv, board)));
+    // an iteration's lines: those asked for, or fewer legal moves
+    let expected = lim.multipv.clamp(1, board.gen(false).len().max(1));
+    // the lines of the iteration under way, and of the last that reported them all
+    let lines = Arc::new(Mutex::new((vec![], vec![])));
     let (collect, mut report) = (lines.clone(), engine.report.take());
     engine.report = Some(Box::new(move |i: &Info| {
-        lock(&collect).add(i);
+        let (current, complete) = &mut *lock(&collect);
+        if i.multipv <= 1 {
+            current.clear();
+        }
+        current.push(i.clone());
+        if current.len() == expected {
+            *complete = current.clone();
+        }
         match &mut report {
             Some(report) if i.multipv <= asked => report(i),
             _ => {}
         }
     }));
     let (mut best, mut info) = think(engine, board, keys, lim);
-    let complete = std::mem::take(&mut lock(&lines).complete);
+    let complete: Vec<Info> = std::mem::take(&mut lock(&lines).1);
     let picked = complete.get(level.pick(&complete, fresh()));
     if let Some(line) = picked.filter(|l| !l.pv.is_empty()) {
         best = line.pv.first().copied();
@@ -274,40 +284,14 @@ fn play_level(
     }
     if let (Some(most), Some(m)) = (level.pace, best) {
         let ms = pace::think_ms(board, last, m, &complete, fresh()).min(most);
-        wait_until(start + Duration::from_millis(ms), wake);
+        let deadline = start + Duration::from_millis(ms);
+        let left = || deadline.saturating_duration_since(Instant::now());
+        while !wake.load(Relaxed) && !left().is_zero() {
+            thread::sleep(left().min(Duration::from_millis(10))); // (`wake` read every 10 ms)
+        }
     }
     info.ms = start.elapsed().as_millis() as u64;
     (best, info)
-}
-
-/// The lines a search reports, gathered for the pick.
-struct Lines {
-    /// Lines an iteration reports: those asked for, or fewer legal moves.
-    expected: usize,
-    current: Vec<Info>,
-    /// The lines of the last iteration that reported them all.
-    complete: Vec<Info>,
-}
-
-impl Lines {
-    fn new(lines: usize, board: &Board) -> Lines {
-        let expected = lines.clamp(1, board.gen(false).len().max(1));
-        Lines {
-            expected,
-            current: vec![],
-            complete: vec![],
-        }
-    }
-
-    fn add(&mut self, line: &Info) {
-        if line.multipv <= 1 {
-            self.current.clear();
-        }
-        self.current.push(line.clone());
-        if self.current.len() == self.expected {
-            self.complete = self.current.clone();
-        }
-    }
 }
 
 /// Lazy SMP: `helpers` search `board` (one line, no limit but the depth, no report) while
@@ -348,14 +332,6 @@ pub fn think(engine: &mut Engine, board: &Board, keys: &[u64], lim: Limits) -> F
     engine.think(board, keys, depth_1)
 }
 
-/// Sleeps until `deadline`, or until `wake` is set (looked at every 10 ms).
-pub fn wait_until(deadline: Instant, wake: &AtomicBool) {
-    let left = || deadline.saturating_duration_since(Instant::now());
-    while !wake.load(Relaxed) && !left().is_zero() {
-        thread::sleep(left().min(Duration::from_millis(10)));
-    }
-}
-
 /// Permille of the hash table in use (UCI's `hashfull`), from its first 1000 slots.
 pub fn hashfull(table: &[Slot]) -> usize {
     let sample = table.iter().take(1000);
@@ -373,9 +349,8 @@ pub fn divide(board: &Board, depth: u32, stop: &AtomicBool) -> Result<u64, Strin
     for (done, &m) in moves.iter().enumerate().filter(|_| depth > 0) {
         let Some(n) = perft(&board.after(m), depth - 1, stop) else {
             let of = moves.len();
-            return Err(format!(
-                "perft stopped after {done} of {of} moves: {total} nodes"
-            ));
+            let stopped = format!("perft stopped after {done} of {of} moves: {total} nodes");
+            return Err(stopped);
         };
         say!("{m}: {n}");
         total += n;

@@ -787,7 +787,7 @@ impl Terminal {
             (true, false) => say!("  {}", search_line(&board, info)),
             (false, _) => {}
         };
-        self.search.start(&self.game, plan, level, Box::new(print));
+        self.search.start(&self.game, plan, level, print);
     }
 
     fn analyse(&mut self, arg: &str) {

@@ -96,10 +96,10 @@ fn a_helper_starting_late_wipes_no_node_counted() {
 fn a_null_moves_child_does_not_pass_back_into_a_repetition_draw() {
     let b = Board::from_fen("4k3/8/8/3n4/8/8/3Q4/4K3 w - - 10 40").expect("a FEN");
     let mut e = Engine::new(1);
+    // White's position, ply 0 of the path; its null move's child at ply 1, depth 9 (8 after the
+    // reduction of a node new to the table): beyond reverse futility and razoring, so that the
+    // null move is tried
     e.think(&b, &[], depth(1)); // sets up the per-ply tables
-                                // White's position, ply 0 of the path; its null move's child at ply 1, depth 9 (8 after
-                                // the reduction of a node new to the table): beyond reverse futility and razoring, so
-                                // that the null move is tried
     e.keys = vec![b.key];
     let s = e.search(&b.null(), -2001, -2000, 9, 1, false);
     assert!(s < -300, "Black, a queen for a knight down, scores {s}");

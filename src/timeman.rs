@@ -67,16 +67,10 @@ pub struct Plan {
 /// limits and a stop rule (none for `go infinite`; a level's unscaled, as its strength was
 /// measured); a move time alone is kept whole; a held search has no time limit.
 pub fn plan(ask: Ask) -> Plan {
-    let (overhead, clock) = (ask.overhead, ask.clock);
-    let budget = clock.map(|(t, inc, to_go)| Budget::new(t, inc, to_go, overhead));
-    let less_overhead = |ms: i64| ms.saturating_sub(overhead).max(1) as u64;
-    let cap = ask.movetime.map(less_overhead);
-    let budget = budget.map(|b| cap.map_or(b, |ms| b.capped(ms)));
-    let (soft, hard) = match (budget, cap) {
-        (Some(b), _) => (b.most, b.hard),
-        (None, Some(ms)) => (ms, ms),
-        (None, None) => (u64::MAX, u64::MAX),
-    };
+    let (overhead, clock, movetime) = (ask.overhead, ask.clock, ask.movetime);
+    let cap = movetime.map_or(u64::MAX, |ms| ms.saturating_sub(overhead).max(1) as u64);
+    let budget = clock.map(|(t, inc, to_go)| Budget::new(t, inc, to_go, overhead).capped(cap));
+    let (soft, hard) = budget.map_or((cap, cap), |b| (b.most, b.hard));
     let held = u64::from(ask.infinite || ask.ponder) * u64::MAX; // (held: no time limit)
     let mate = ask.mate.map(|n| n.max(1));
     // (a mate in n moves is 2n - 1 plies deep)
@@ -126,12 +120,11 @@ pub struct Budget {
 impl Budget {
     /// `t` ms on our clock, an increment, the moves to the control and the overhead a move.
     pub fn new(t: i64, inc: i64, to_go: Option<i64>, overhead: i64) -> Budget {
+        let to_go = to_go.map(|m| m.clamp(1, TO_GO_MOST));
         let spread = (t.saturating_sub(overhead) as f64).max(1.0);
         let left = t.saturating_sub(reserve(inc, to_go, overhead));
         let left = (left as f64).max(1.0);
-        let moves = to_go.map_or(MOVES, |m| {
-            TO_GO_SPREAD * m.clamp(1, TO_GO_MOST) as f64 + 1.0
-        });
+        let moves = to_go.map_or(MOVES, |m| TO_GO_SPREAD * m as f64 + 1.0);
         let base = spread / moves + INC_SHARE * inc.max(0) as f64;
         let base = base.min(LEFT_SHARE * left);
         let hard = (HARD_TIMES * base).min(LEFT_SHARE * left);
@@ -150,12 +143,10 @@ impl Budget {
     }
 }
 
-/// The ms no move plans to use (README: the reserve).
-pub fn reserve(inc: i64, to_go: Option<i64>, overhead: i64) -> i64 {
+/// The ms no move plans to use (README: the reserve), `to_go` from 1 to TO_GO_MOST.
+fn reserve(inc: i64, to_go: Option<i64>, overhead: i64) -> i64 {
     let overhead = overhead.max(0);
-    let to_come = to_go.map_or(RESERVE_MOVES, |m| {
-        (m.clamp(1, TO_GO_MOST) - 1).min(RESERVE_MOVES)
-    });
+    let to_come = to_go.map_or(RESERVE_MOVES, |m| (m - 1).min(RESERVE_MOVES));
     let unpaid = overhead.saturating_sub(inc.max(0)).max(0);
     overhead.saturating_add(unpaid.saturating_mul(to_come))
 }

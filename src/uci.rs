@@ -140,16 +140,12 @@ impl Uci {
             return set_tunable(&name, &value);
         };
         let (name, _, min, max, kind) = OPTIONS[i];
-        let within = |v: &i64| (min..=max).contains(v);
+        let spin = value.parse().ok().filter(|v| (min..=max).contains(v));
         let v = match (kind, value.to_ascii_lowercase().as_str()) {
             ("check", "false" | "true") => Ok(i64::from(value.len() == 4)),
             ("check", _) => Err(format!("{name} needs true or false")),
             ("button", _) => Ok(0),
-            (unit, v) => v
-                .parse()
-                .ok()
-                .filter(within)
-                .ok_or(format!("{name} needs a value from {min} to {max}{unit}")),
+            (unit, _) => spin.ok_or(format!("{name} needs a value from {min} to {max}{unit}")),
         };
         let v = match v {
             Ok(v) => v,
@@ -213,7 +209,7 @@ impl Uci {
                 *lock(&shown) = i.pv.first().copied();
             }
         };
-        self.search.start(&self.game, plan, level, Box::new(print));
+        self.search.start(&self.game, plan, level, print);
     }
 
     /// The level rmax plays at, if `UCI_LimitStrength` is on.
@@ -321,8 +317,7 @@ fn game_of(args: &[&str]) -> Result<Game, String> {
     let (fen, rest) = match args {
         ["startpos", rest @ ..] => (START.to_string(), rest),
         ["fen", rest @ ..] => {
-            let n = rest.iter().position(|&w| w == "moves");
-            let n = n.unwrap_or(rest.len());
+            let n = rest.iter().take_while(|&&w| w != "moves").count();
             (rest[..n].join(" "), &rest[n..])
         }
         _ => return Err("position needs 'startpos' or 'fen <FEN>'".into()),

@@ -65,12 +65,11 @@ impl Xboard {
         loop {
             match self.input.recv() {
                 Ok(Event::Line(line)) if !self.command(&line) => break,
-                Ok(Event::Line(_)) => {}
                 Ok(Event::TooLong(bytes)) => {
                     say!("Error (line too long): {bytes} bytes, at most {MAX_LINE}")
                 }
                 Ok(Event::Done(id)) if self.search.is_current(id) => self.engine_moved(),
-                Ok(Event::Done(_) | Event::Alarm) => {}
+                Ok(Event::Line(_) | Event::Done(_) | Event::Alarm) => {}
                 Ok(Event::Eof) | Err(_) => {
                     self.engine_moved(); // a search ends and plays its move
                     break;
@@ -232,10 +231,9 @@ impl Xboard {
     /// A move of the other side; an illegal one changes nothing (a search goes on).
     fn user_move(&mut self, text: &str) {
         let Parsed::Move(m) = read_move(self.game.board(), text) else {
-            return match crate::refusal::why(self.game.board(), text) {
-                Some(why) => say!("Illegal move ({why}): {}", short(text)),
-                None => say!("Illegal move: {}", short(text)),
-            };
+            let why = crate::refusal::why(self.game.board(), text);
+            let why = why.map_or(String::new(), |why| format!(" ({why})"));
+            return say!("Illegal move{why}: {}", short(text));
         };
         self.abort();
         self.game.push(m);
@@ -267,8 +265,7 @@ impl Xboard {
         ask.overhead = OVERHEAD_MS;
         let post = self.post;
         let print = move |i: &Info| _ = post.then(|| say!("{}", thinking(i)));
-        self.search
-            .start(&self.game, plan(ask), None, Box::new(print));
+        self.search.start(&self.game, plan(ask), None, print);
     }
 
     /// In analysis mode, (re)starts the analysis: no limit but `sd`, until `exit` or a change.
@@ -289,8 +286,7 @@ impl Xboard {
                 *lock(&progress) = i.clone();
             }
         };
-        self.search
-            .start(&self.game, plan(ask), None, Box::new(print));
+        self.search.start(&self.game, plan(ask), None, print);
     }
 
     /// `.`: `stat01: time nodes ply mvleft mvtot mvname` of the last completed iteration.

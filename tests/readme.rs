@@ -375,6 +375,19 @@ fn the_readme_starts_with_what_a_user_needs() {
     let text = readme();
     let lines = text.lines().count();
     assert!(lines <= 450, "README.md has {lines} lines, at most 450");
+    // how to start a game and which level suits a player: in the first 24 lines
+    let first_lines: String = text.lines().take(24).collect::<Vec<_>>().join("\n");
+    for needed in [
+        "**To play:**",
+        "cargo run --release",
+        "**Which level?**",
+        "`level`",
+    ] {
+        assert!(
+            first_lines.contains(needed),
+            "{needed} in the first 24 lines"
+        );
+    }
     let first_screen: String = text.lines().take(50).collect::<Vec<_>>().join("\n");
     for needed in [
         "## Install",
@@ -382,7 +395,6 @@ fn the_readme_starts_with_what_a_user_needs() {
         "Rust 1.82",
         "## A first game",
         "level 1200",
-        "How strong is it?",
         "UCI_Elo",
         "CCRL",
     ] {

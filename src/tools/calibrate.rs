@@ -177,10 +177,10 @@ impl Row {
             Entrant::Rmax(Some(elo)) => format!("rmax at level {elo} (the chain)"),
             Entrant::Rmax(None) => "rmax at full strength".into(),
         };
-        let (me, tc, games) = (self.me.name(), &self.tc, self.games);
+        let (me, tc, games, concurrency) = (self.me.name(), &self.tc, self.games, self.concurrency);
         say!(
-            "rmax calibrate: {me} against {opponent}, {tc}, {games} games, concurrency {}",
-            self.concurrency
+            "rmax calibrate: {me} against {opponent}, {tc}, {games} games, concurrency \
+             {concurrency}"
         );
         say!("{}", shell_line(&command));
         if self.dry_run {
@@ -308,9 +308,8 @@ impl Tally {
                 }
             };
             // a fault loses the game: the loser made it
-            let fault = ["time forfeit", "illegal move", "abandoned"]
-                .iter()
-                .position(|&f| f == tag("Termination"));
+            let kinds = ["time forfeit", "illegal move", "abandoned"];
+            let fault = kinds.iter().position(|&f| f == tag("Termination"));
             if let (Some(f), Some(faults)) = (fault, tally.faults.get_mut(loser)) {
                 faults[f] += 1;
             }

@@ -71,10 +71,8 @@ pub fn number<T: Number>(what: &str, text: &str, least: T, most: T) -> Result<T,
 
 /// `--tc`'s `10+0.1`, `2+0.02`, `40/60+0.5` or `8`: what fastchess's `tc=` takes, roughly.
 pub fn valid_tc<'a>(tc: &'a str, example: &str) -> Result<&'a str, String> {
-    let e = format!(
-        "--tc takes a time control such as {example}, not '{}'",
-        short(tc)
-    );
+    let shown = short(tc);
+    let e = format!("--tc takes a time control such as {example}, not '{shown}'");
     read_control(tc).map(|_| tc).ok_or(e)
 }
 
@@ -123,11 +121,8 @@ pub fn output_of(
     let fail = |e| format!("cannot start {}: {e}", command[0]);
     let (out, into) = std::io::pipe().map_err(fail)?;
     let mut run = Command::new(&command[0]);
-    let err = into.try_clone().map_err(fail)?;
-    run.args(&command[1..])
-        .stdin(Stdio::piped())
-        .stdout(into)
-        .stderr(err);
+    run.args(&command[1..]).stdin(Stdio::piped());
+    run.stdout(into.try_clone().map_err(fail)?).stderr(into);
     let mut child = run.spawn().map_err(fail)?;
     drop(run); // (its ends of the pipe: the output ends with the program)
     let stdin = child.stdin.take(); // (written and closed)

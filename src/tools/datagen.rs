@@ -116,8 +116,7 @@ impl Labeller {
         };
         let depth = depth.map_or(String::new(), |d| format!(" depth {d}"));
         let nodes = nodes.map_or(String::new(), |n| format!(" nodes {n}"));
-        let teacher = Teacher::start(command, format!("go{depth}{nodes}"))?;
-        Ok(Labeller::Teacher(teacher))
+        Teacher::start(command, format!("go{depth}{nodes}")).map(Labeller::Teacher)
     }
 
     /// A new game: an empty hash table, so that labels do not depend on the games before.
@@ -262,16 +261,6 @@ pub fn play(engine: &mut Engine, mut rng: Rng, nodes: u64) -> (Vec<Board>, usize
     play_from(engine, board, keys, nodes)
 }
 
-/// The result of a game over at `board` (`keys`: the positions before it), as `play` gives it.
-pub fn over(board: &Board, keys: &[u64]) -> Option<usize> {
-    match end_of(board, keys) {
-        Some(End::Mate(8)) => Some(0),
-        Some(End::Mate(_)) => Some(2),
-        Some(_) => Some(1),
-        None => (keys.len() >= MAX_PLIES).then_some(1),
-    }
-}
-
 /// Plays on from `board`, `nodes` a move, until the game ends or is adjudicated: its quiet
 /// positions (not in check, the best move quiet) and the result.
 pub fn play_from(
@@ -287,8 +276,12 @@ pub fn play_from(
         ..Limits::default()
     };
     loop {
-        if let Some(result) = over(&board, &keys) {
-            return (quiet, result);
+        match end_of(&board, &keys) {
+            Some(End::Mate(8)) => return (quiet, 0),
+            Some(End::Mate(_)) => return (quiet, 2),
+            Some(_) => return (quiet, 1),
+            None if keys.len() >= MAX_PLIES => return (quiet, 1),
+            None => {}
         }
         engine.stop.store(false, Relaxed);
         let (best, info) = engine.think(&board, &keys, lim);

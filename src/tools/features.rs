@@ -120,7 +120,7 @@ pub fn unpack(w: i32) -> [i32; 2] {
 
 /// lib.rs's weights: [mg, eg] per feature.
 pub fn lib_weights() -> Vec<[i32; 2]> {
-    let mut w = vec![[0; 2]; FEATURES];
+    let mut w = vec![[0; 2]; TERMS];
     let tables = TABLES.as_bytes();
     for kind in 0..6 {
         w[MATERIAL + kind] = [VALUE[kind * 2], VALUE[kind * 2 + 1]];
@@ -129,8 +129,6 @@ pub fn lib_weights() -> Vec<[i32; 2]> {
             w[PST + kind * 64 + sq] = [entry(0), entry(1)];
         }
     }
-    for (i, &x) in W.iter().enumerate() {
-        w[TERMS + i] = unpack(x);
-    }
+    w.extend(W.map(unpack));
     w
 }

@@ -49,17 +49,12 @@ pub fn param(name: &str) -> Option<&'static Param> {
 /// Sets the constant `name` (a tune build's UCI option) within its range.
 #[cfg(feature = "tune")]
 pub fn set(name: &str, value: i64) -> Result<(), String> {
+    use std::sync::atomic::Ordering::Relaxed;
     let p = param(name).ok_or(format!("unknown option '{name}'"))?;
     if !(i64::from(p.min)..=i64::from(p.max)).contains(&value) {
-        return Err(format!(
-            "{} takes {} to {}, not {value}",
-            p.name, p.min, p.max
-        ));
+        let (name, min, max) = (p.name, p.min, p.max);
+        return Err(format!("{name} takes {min} to {max}, not {value}"));
     }
-    let slot = &rmax::TUNE[p.default as usize];
-    slot.store(
-        value as i32 - p.default,
-        std::sync::atomic::Ordering::Relaxed,
-    );
+    rmax::TUNE[p.default as usize].store(value as i32 - p.default, Relaxed);
     Ok(())
 }

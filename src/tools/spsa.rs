@@ -120,11 +120,10 @@ impl Settings {
         };
         let s = self;
         let (n, pairs, hash, r_end, seed) = (s.iterations, s.pairs, s.hash, s.r_end, s.seed);
+        let (names, openings) = (names.join(","), &s.openings);
         format!(
-            "--params {} --iterations {n} --pairs {pairs} {limit} --hash {hash} --r-end {r_end} \
-             --seed {seed} --openings {}",
-            names.join(","),
-            self.openings
+            "--params {names} --iterations {n} --pairs {pairs} {limit} --hash {hash} --r-end \
+             {r_end} --seed {seed} --openings {openings}"
         )
     }
 }
@@ -374,11 +373,10 @@ impl Runner {
             0 => "nothing saved yet".to_string(),
             done => format!("the state file is as it was after iteration {done}"),
         };
+        let (n, command) = (state.done + 1, shell_line(&command));
+        let last = lines[lines.len().saturating_sub(12)..].join("\n");
         Err(format!(
-            "iteration {}: {why}; {kept}.\nThe command: {}\nIts last lines:\n{}",
-            state.done + 1,
-            shell_line(&command),
-            lines[lines.len().saturating_sub(12)..].join("\n")
+            "iteration {n}: {why}; {kept}.\nThe command: {command}\nIts last lines:\n{last}"
         ))
     }
 
@@ -495,18 +493,14 @@ pub fn apply_values(
     changes: &[(&Param, i32)],
 ) -> Result<(String, String), String> {
     clashes(changes).map_err(|e| format!("not applied: {e}"))?;
-    let changes: Vec<_> = changes
-        .iter()
-        .filter(|(p, new)| p.default != *new)
-        .collect();
+    let changed = changes.iter().filter(|(p, new)| p.default != *new);
+    let changes: Vec<_> = changed.collect();
     let mut tuning = tuning.to_string();
     for (p, new) in &changes {
         let entry = format!("p(\"{}\", {},", p.name, p.default);
         if !tuning.contains(&entry) {
-            let e = format!(
-                "src/tools/params.rs has no {entry} (rebuild rmax spsa from these sources)"
-            );
-            return Err(e);
+            let why = "rebuild rmax spsa from these sources";
+            return Err(format!("src/tools/params.rs has no {entry} ({why})"));
         }
         tuning = tuning.replacen(&entry, &format!("p(\"{}\", {new},", p.name), 1);
     }
@@ -578,10 +572,8 @@ pub fn start(a: &Args, saved: Option<State>, file: &Path) -> Result<State, Strin
             state.done
         ));
     }
-    let (ours, asked) = (
-        state.settings.line(),
-        Settings::read(a, &state.settings)?.line(),
-    );
+    let ours = state.settings.line();
+    let asked = Settings::read(a, &state.settings)?.line();
     if asked != ours {
         return Err(format!(
             "{file} holds a run of\n  {ours}\nnot of\n  {asked}\nleave the settings out to \
@@ -682,11 +674,10 @@ pub fn run(args: &[String]) -> Result<(), (i32, String)> {
         let constants = count(names.len() as u32, "constant");
         let iterations = count(s.iterations, "iteration");
         let pairs = count(s.pairs, "game pair");
-        let (limit, hash) = (&s.limit, s.hash);
+        let (names, limit, hash) = (names.join(","), &s.limit, s.hash);
         say!(
-            "rmax spsa: {} ({constants}), {iterations} of {pairs} at {limit}, hash {hash} MB; \
-             state in {shown}{resuming}",
-            names.join(",")
+            "rmax spsa: {names} ({constants}), {iterations} of {pairs} at {limit}, hash {hash} \
+             MB; state in {shown}{resuming}"
         );
         say!("{}", shell_line(&player.command(&state, &state.step())));
         if a.has("--dry-run") {

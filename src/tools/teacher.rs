@@ -86,9 +86,7 @@ impl Teacher {
 
     pub fn send(&mut self, command: &str) -> Result<(), String> {
         let stdin = self.child.stdin.as_mut().expect("piped");
-        let sent = stdin
-            .write_all(format!("{command}\n").as_bytes())
-            .and_then(|_| stdin.flush());
+        let sent = writeln!(stdin, "{command}").and_then(|_| stdin.flush());
         sent.map_err(|e| {
             let gone = self.gone();
             format!("{} could not be sent '{command}': {e}{gone}", self.name)
@@ -140,10 +138,7 @@ impl Drop for Teacher {
     fn drop(&mut self) {
         let _ = self.send("quit");
         self.child.stdin = None;
-        let deadline = Instant::now() + Duration::from_secs(1);
-        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        self.gone(); // (a second to obey)
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

@@ -174,10 +174,8 @@ pub fn parallel<T: Send>(
     let chunk = n.div_ceil(threads).max(1);
     std::thread::scope(|s| {
         let f = &f;
-        let parts: Vec<_> = (0..n)
-            .step_by(chunk)
-            .map(|a| s.spawn(move || f(a..(a + chunk).min(n))))
-            .collect();
+        let spawn = |a| s.spawn(move || f(a..(a + chunk).min(n)));
+        let parts: Vec<_> = (0..n).step_by(chunk).map(spawn).collect();
         let mut parts = parts.into_iter().map(|h| h.join().expect("a worker"));
         let first = parts.next().unwrap_or_else(|| f(0..0));
         parts.fold(first, sum)
@@ -248,12 +246,8 @@ pub fn gradient(d: &[Sample], w: &[[f64; 2]], k: f64, threads: usize) -> (f64, V
 
 /// The K with which sigmoid(K * x / 400) predicts (x, result) pairs best (golden section).
 pub fn fit_k(pairs: &[(f64, f64)]) -> f64 {
-    let err = |k| {
-        pairs
-            .iter()
-            .map(|&(x, r)| (r - sigmoid(x, k)).powi(2))
-            .sum::<f64>()
-    };
+    let miss = |&(x, r): &(f64, f64), k| (r - sigmoid(x, k)).powi(2);
+    let err = |k| pairs.iter().map(|pair| miss(pair, k)).sum::<f64>();
     let (mut a, mut b, r) = (0.05, 4.0, (5f64.sqrt() - 1.0) / 2.0);
     while b - a > 1e-4 {
         let (c, e) = (b - r * (b - a), a + r * (b - a));
@@ -310,11 +304,11 @@ pub fn print_weights(q: &[[i32; 2]]) -> String {
     let tables: String = (0..768)
         .map(|i| ((q[PST + i / 128 * 64 + i % 64][i / 64 % 2] + 308) / 4) as u8 as char)
         .collect();
+    let (values, terms) = (values.join(", "), W.len());
     let mut text = format!(
-        "pub const VALUE: [i32; 12] = [{}];\npub const TABLES: &str = r\"{tables}\";\n",
-        values.join(", ")
+        "pub const VALUE: [i32; 12] = [{values}];\npub const TABLES: &str = r\"{tables}\";\n\
+         pub const W: [i32; {terms}] = [\n"
     );
-    text += &format!("pub const W: [i32; {}] = [\n", W.len());
     for (l, (_, comment, _)) in W_LINES.iter().enumerate() {
         let weights: Vec<String> = line(l)
             .map(|i| format!("s({}, {}),", q[i][0], q[i][1]))
@@ -337,27 +331,24 @@ pub fn main(args: &[String]) {
         start[line(l)].fill([0.0; 2]);
     }
     let (d, valid, k) = prepare(&o, &start);
+    let error = |d: &[Sample], w: &[[f64; 2]]| gradient(d, w, k, o.threads).0;
     let held = |w: &[[f64; 2]]| {
-        let e = (!valid.is_empty()).then(|| gradient(&valid, w, k, o.threads).0);
+        let e = (!valid.is_empty()).then(|| error(&valid, w));
         e.map_or(String::new(), |e| format!(", held out {e:.6}"))
     };
-    let start_error = gradient(&d, &start, k, o.threads).0;
+    let start_error = error(&d, &start);
     say!("lib.rs's weights: error {start_error:.6}{}", held(&start));
     let clock = Instant::now();
     let (best, best_epoch) = fit(&o, &d, &valid, k, &start);
     let (q, clamped) = quantize(&best, o.tables);
     let printed: Vec<[f64; 2]> = q.iter().map(|x| x.map(f64::from)).collect();
+    let (epochs, secs, n) = (o.epochs, clock.elapsed().as_secs_f64(), clamped.len());
+    let lambda = o.lambda.map_or("default".into(), |l| l.to_string());
+    let (fitted, rounded, held) = (error(&d, &best), error(&d, &printed), held(&printed));
     say!(
-        "done: {} epochs in {:.1} s; K = {k:.4}, lambda = {}; the weights of epoch {best_epoch} \
-         (best on the held-out games): error {start_error:.6} -> {:.6} ({:.6} with the \
-         printed weights{}); {} table entries clamped",
-        o.epochs,
-        clock.elapsed().as_secs_f64(),
-        o.lambda.map_or("default".into(), |l| l.to_string()),
-        gradient(&d, &best, k, o.threads).0,
-        gradient(&d, &printed, k, o.threads).0,
-        held(&printed),
-        clamped.len()
+        "done: {epochs} epochs in {secs:.1} s; K = {k:.4}, lambda = {lambda}; the weights of epoch \
+         {best_epoch} (best on the held-out games): error {start_error:.6} -> {fitted:.6} \
+         ({rounded:.6} with the printed weights{held}); {n} table entries clamped"
     );
     if !clamped.is_empty() {
         let clamped = clamped.join(", ");
@@ -374,16 +365,13 @@ pub fn prepare(o: &Options, start: &[[f64; 2]]) -> (Vec<Sample>, Vec<Sample>, f6
     if d.is_empty() {
         fail(&format!("{}: no positions to tune on", o.file));
     }
-    let total = d.len() + valid.len();
-    let scored = d.iter().chain(&valid).filter(|s| s.score.is_some()).count();
+    let (tuned, held, secs) = (d.len(), valid.len(), clock.elapsed().as_secs_f64());
     let features = d.iter().map(|s| s.position.features.len()).sum::<usize>();
+    let (total, features) = (tuned + held, features as f64 / tuned as f64);
+    let scored = d.iter().chain(&valid).filter(|s| s.score.is_some()).count();
     say!(
-        "{total} positions ({} to tune on, {} held out), {scored} with a score, {:.1} features \
-         a position, loaded in {:.1} s",
-        d.len(),
-        valid.len(),
-        features as f64 / d.len() as f64,
-        clock.elapsed().as_secs_f64()
+        "{total} positions ({tuned} to tune on, {held} held out), {scored} with a score, \
+         {features:.1} features a position, loaded in {secs:.1} s"
     );
     let (k, ks) = fit_ks(&d, start);
     let (lambda, why) = match o.lambda {
@@ -424,15 +412,6 @@ pub fn fit_ks(d: &[Sample], start: &[[f64; 2]]) -> (f64, f64) {
     (fit_k(&evals), ks.unwrap_or(1.0))
 }
 
-/// Which weights `o` lets move.
-pub fn free(o: &Options) -> Vec<bool> {
-    let free = |i| {
-        let dropped = o.drop.iter().any(|&l| line(l).contains(&i));
-        (o.tables || !(PST..TERMS).contains(&i)) && (!o.keep_values || i >= PST) && !dropped
-    };
-    (0..FEATURES).map(free).collect()
-}
-
 /// Full-batch Adam from `start`, the step falling to a tenth of --lr, pulled towards lib.rs's
 /// weights by --reg: the weights best on the held-out games (or the last), and their epoch.
 pub fn fit(
@@ -443,7 +422,11 @@ pub fn fit(
     start: &[[f64; 2]],
 ) -> (Vec<[f64; 2]>, usize) {
     let (b1, b2, eps): (f64, f64, f64) = (0.9, 0.999, 1e-8);
-    let free = free(o);
+    // the weights `o` lets move
+    let free = |i: &usize| {
+        let dropped = o.drop.iter().any(|&l| line(l).contains(i));
+        (o.tables || !(PST..TERMS).contains(i)) && (!o.keep_values || *i >= PST) && !dropped
+    };
     let size = feature_sizes(d);
     let (mut w, mut m) = (start.to_vec(), vec![[0.0; 2]; FEATURES]);
     let mut v = m.clone();
@@ -453,7 +436,7 @@ pub fn fit(
         let (err, g) = gradient(d, &w, k, o.threads);
         let lr = o.lr * (1.0 - 0.9 * (epoch - 1) as f64 / o.epochs as f64);
         let (c1, c2) = (1.0 - b1.powi(epoch as i32), 1.0 - b2.powi(epoch as i32));
-        for i in (0..FEATURES).filter(|&i| free[i]) {
+        for i in (0..FEATURES).filter(free) {
             for j in 0..2 {
                 let g = g[i][j] + o.reg * (w[i][j] - start[i][j]);
                 m[i][j] = b1 * m[i][j] + (1.0 - b1) * g;

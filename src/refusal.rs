@@ -66,16 +66,21 @@ pub fn why(board: &Board, text: &str) -> Option<String> {
         _ if board.b.contains(&(us | k)) => format!("no {white} {piece} can move to {to}"),
         _ => format!("{} has no {piece}", colour(us)),
     };
-    // "the knight on e3 can (Nd5)", "the knight on c3 (Ncd5) and the knight on e3 (Ned5) can"
+    Some(reason + &who_can(board, &others))
+}
+
+/// The pieces that can make `moves` instead: "; the knight on e3 can (Nd5)", "; the knight on
+/// c3 (Ncd5) and the knight on e3 (Ned5) can"; nothing for none.
+fn who_can(board: &Board, moves: &[Move]) -> String {
     let can = |m: &Move, can| format!("{}{can} ({})", name(board, m.from), san_of(board, *m));
-    Some(match &others[..] {
-        [] => reason,
-        [m] => format!("{reason}; {}", can(m, " can")),
+    match moves {
+        [] => String::new(),
+        [m] => format!("; {}", can(m, " can")),
         _ => {
-            let pieces: Vec<String> = others.iter().map(|m| can(m, "")).collect();
-            format!("{reason}; {} can", pieces.join(" and "))
+            let pieces: Vec<String> = moves.iter().map(|m| can(m, "")).collect();
+            format!("; {} can", pieces.join(" and "))
         }
-    })
+    }
 }
 
 /// Where the from-squares of `moves` are: "on b4", "on the b-file", "on the 4th rank".

@@ -160,31 +160,24 @@ fn review(record: &PgnGame, budget: Effort, progress: &mut dyn FnMut(usize, usiz
         progress(k, n);
         let (best, line) = search(&mut engine, &boards[i], &keys[..i], budget.limits());
         let played = game.moves[i];
-        let mut w = match line.first() == Some(&played) {
-            true => Weighed {
-                best,
-                line,
-                played: best,
-            },
-            false => {
-                let score = reply(&mut engine, i, played, budget.share(PLAYED)).0;
-                Weighed {
-                    best,
-                    line,
-                    played: score,
-                }
-            }
+        let score = match line.first() == Some(&played) {
+            true => best,
+            false => reply(&mut engine, i, played, budget.share(PLAYED)).0,
+        };
+        let mut w = Weighed {
+            best,
+            line,
+            played: score,
         };
         // a mark is confirmed (or not) by the best move and the played one searched alike,
-        // each a ply below, longer; the played move found no worse than the best is the best
+        // each a ply below; the played move found no worse than the best is the best
         if judge(w.best, w.played).is_some() {
             let effort = budget.share(CONFIRM);
-            let (best, line) = reply(&mut engine, i, w.line[0], effort);
-            let score = reply(&mut engine, i, played, effort).0;
+            let ((best, line), played) = (reply(&mut engine, i, w.line[0], effort), played);
             w = Weighed {
                 best,
                 line,
-                played: score,
+                played: reply(&mut engine, i, played, effort).0,
             };
         }
         if w.played >= w.best {

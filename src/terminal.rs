@@ -44,10 +44,11 @@ move, and a move typed at the keyboard is not kept (type it after rmax's move). 
   eval [FEN]          the evaluation of the position (or of FEN), a row per group of terms
   fen, setboard <FEN> the position as FEN; set one up, you to move (also: fen <FEN>)
   pgn, save <file>    the game as PGN, shown or written to a file
+  name <you>          your name in the game's PGN (default You)
   load <file>         a game (PGN) or position (FEN) read; you play the side to move
   review [s|nodes n]  the game reviewed: the moves marked ?! ? ?? with the better line, a
                       summary; save then writes it annotated (default {NODES} nodes a position)
-  quit                leave (also Ctrl-D)"
+  quit                leave (also Ctrl-D; an unsaved game is kept in a file rmax names)"
     )
 }
 

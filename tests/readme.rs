@@ -445,3 +445,36 @@ fn every_ledger_row_is_in_the_ledger() {
     assert_eq!(dated(&text[..at]), 0, "a ledger row before the ledger");
     assert!(dated(&text[at..]) > 10, "the ledger's rows");
 }
+
+/// The review example in the README is what today's build prints: each line of the `text`
+/// block after the `rmax review` command stands in the command's output.
+#[test]
+fn the_readme_review_example_is_what_rmax_prints() {
+    let text = readme();
+    let command = "rmax review tests/data/review.pgn --nodes 20000 --out reviewed.pgn";
+    let after = &text[text.find(command).expect("the review example's command")..];
+    let block = after
+        .split("```text\n")
+        .nth(1)
+        .expect("a text block after it");
+    let block = &block[..block.find("```").expect("its end")];
+    let dir = Scratch::new("review-example");
+    let out = dir.join("reviewed.pgn");
+    let out = out.to_string_lossy();
+    let args = [
+        "review",
+        "tests/data/review.pgn",
+        "--nodes",
+        "20000",
+        "--out",
+        &out,
+    ];
+    let (status, printed, err) = run(&args, 60.0);
+    assert!(status.success(), "{err}");
+    for line in block.lines().filter(|l| !l.trim().is_empty()) {
+        assert!(
+            printed.lines().any(|p| p == line),
+            "README: {line:?}\nrmax:\n{printed}"
+        );
+    }
+}

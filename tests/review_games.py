@@ -19,8 +19,9 @@ generator, so a rerun plays other games: the committed PGN is the fixture, rerun
 a game; the same file gives the same scores) and marks each move as lichess does: a score held
 within -1000..1000 cp (a mate as 1000), winning chances 2 / (1 + exp(-0.00368208 cp)) - 1, the
 drop from the best score before the move to the score after it (both the mover's) ?? from 0.3,
-? 0.2, ?! 0.1 (every move, the random ones too, Stockfish's own best move not spared); a
-game-ending position scores -1000 (mated) or 0 (drawn). Progress goes to
+? 0.2, ?! 0.1, and a mate allowed or missed as rmax review marks it (every move, the random ones
+too, Stockfish's own best move not spared); scores are kept as Stockfish gave them (cp, or #N
+for a mate in N moves); a game-ending position scores #-0 (mated) or 0 (drawn). Progress goes to
 standard error. `compare` runs `PATH review` on the games (default target/release/rmax, its own
 budget unless --nodes), reads the marks from the annotated PGN it writes, and prints recall,
 precision, rmax's marks on Stockfish's best move, rmax's marks on moves Stockfish leaves unmarked,
@@ -56,7 +57,7 @@ def ended(board, last):
     """A game-ending position's score (the side to move's, cp) or None: mated -1000,
     stalemate 0; the game's last position drawn (no mating material, fifty moves, threefold) 0."""
     if board.is_checkmate():
-        return -CAP
+        return "#-0"
     if board.is_stalemate():
         return 0
     if last and (board.is_insufficient_material() or board.is_fifty_moves() or board.is_repetition(3)):
@@ -69,14 +70,44 @@ def chances(cp):
 
 
 def mark(before, after):
-    """Lichess's mark of a move, from the scores before and after it (both the mover's, held)."""
-    drop = chances(before) - chances(after)
-    return next((glyph for limit, glyph in THRESHOLDS if drop >= limit), "")
+    """Lichess's mark of a move, as rmax review gives it, from the scores before and after it
+    (both the mover's: cp, or "#N", a mate in N moves, "#-N" mated): by the drop in winning
+    chances, or a mate allowed (?? unless the mover was lost already: ? below -7, ?! -10) or
+    missed (?? unless still winning: ? above +7, ?! +10)."""
+    mating = lambda s: isinstance(s, str) and not s.startswith("#-")
+    mated = lambda s: isinstance(s, str) and s.startswith("#-")
+    if mated(after) and not mated(before):
+        cp = -held(before)
+    elif mating(before) and not mating(after):
+        cp = held(after)
+    else:
+        drop = chances(held(before)) - chances(held(after))
+        return next((glyph for limit, glyph in THRESHOLDS if drop >= limit), "")
+    return ["??", "?", "?!"][(cp > 700) + (cp > 999)]
 
 
 def held(score):
-    """A python-chess score (the side to move's) in cp within -CAP..CAP, a mate as CAP."""
-    return max(-CAP, min(CAP, score.relative.score(mate_score=100 * CAP)))
+    """A score (cp, or "#N" / "#-N") within -CAP..CAP, a mate as CAP."""
+    if isinstance(score, str):
+        return -CAP if score.startswith("#-") else CAP
+    return max(-CAP, min(CAP, score))
+
+
+def raw(score):
+    """A python-chess score, the side to move's: cp, or "#N" (mates in N) / "#-N" (mated)."""
+    mate = score.relative.mate()
+    return score.relative.score() if mate is None else f"#{mate}"
+
+
+def negated(score):
+    """The score from the other side: -cp, or a mate's sign turned."""
+    if isinstance(score, str):
+        return "#" + score[2:] if score.startswith("#-") else "#-" + score[1:]
+    return -score
+
+
+def parsed(text):
+    return text if text.startswith("#") else int(text)
 
 
 def read_games(path):
@@ -146,7 +177,7 @@ def score_games(args):
                 if score is None:
                     limit = chess.engine.Limit(nodes=args.nodes)
                     played = engine.play(board, limit, game=index, info=chess.engine.INFO_SCORE)
-                    scores.append((held(played.info["score"]), played.move.uci()))
+                    scores.append((raw(played.info["score"]), played.move.uci()))
                 else:
                     scores.append((score, ""))
                 done += 1
@@ -154,7 +185,7 @@ def score_games(args):
                     board.push(moves[ply])
             board = game.board()
             for ply, move in enumerate(moves):
-                before, after = scores[ply][0], -scores[ply + 1][0]
+                before, after = scores[ply][0], negated(scores[ply + 1][0])
                 san = board.san(move)
                 rows.append([index, ply + 1, san, scores[ply][1], before, after, mark(before, after)])
                 board.push(move)
@@ -181,7 +212,7 @@ def read_marks(path):
     for line in lines[1:]:
         game, ply, san, best, before, after, glyph = line.split("\t")
         rows.append(dict(game=int(game), ply=int(ply), san=san, best=best,
-                         before=int(before), after=int(after), mark=glyph))
+                         before=parsed(before), after=parsed(after), mark=glyph))
     return rows
 
 

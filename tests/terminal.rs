@@ -889,3 +889,52 @@ fn a_loaded_game_keeps_its_tags_the_person_their_name_and_undo_the_clocks() {
     say_has(&mut r, "undo", "The clocks stay as they are (White ");
     assert!(say(&mut r, "pgn").contains("[White \"Ada Lovelace\"]"));
 }
+
+/// Leaving at the keyboard with moves not saved: the game is kept in a file, which rmax names
+/// (its PGN readable by `load`); after a `save`, leaving writes nothing.
+#[test]
+fn leaving_with_an_unsaved_game_keeps_it_and_says_where() {
+    let dir = Scratch::new("unsaved");
+    let test = "leaving_with_an_unsaved_game_keeps_it_and_says_where";
+    let Some(mut r) = on_a_terminal_in(test, &dir) else {
+        return;
+    };
+    r.send("time 0.05");
+    r.expect(PROMPT, 5.0);
+    r.send("e4");
+    r.expect("rmax plays", 10.0);
+    r.send("quit");
+    let said = r.expect("(load ", 10.0);
+    assert!(
+        said.contains("The game was not saved: it is kept in rmax-"),
+        "{said}"
+    );
+    let kept: Vec<String> = std::fs::read_dir(&*dir)
+        .expect("the folder")
+        .map(|e| {
+            e.expect("a file")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|n| n.starts_with("rmax-") && n.ends_with(".pgn"))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let pgn = std::fs::read_to_string(dir.join(&kept[0])).expect("the kept game");
+    assert!(pgn.contains("1. e4 "), "{pgn}");
+    // saved first: nothing more is written
+    let Some(mut r) = on_a_terminal_in(test, &dir) else {
+        return;
+    };
+    r.send("time 0.05");
+    r.expect(PROMPT, 5.0);
+    r.send("e4");
+    r.expect("rmax plays", 10.0);
+    r.send("save mine.pgn");
+    r.expect("Saved the game", 5.0);
+    r.send("quit");
+    let (_, rest, _) = r.wait(10.0);
+    assert!(!rest.contains("not saved"), "{rest}");
+    let pgns = std::fs::read_dir(&*dir).expect("the folder").count();
+    assert_eq!(pgns, 2, "the kept game and mine.pgn");
+}

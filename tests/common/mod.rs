@@ -775,6 +775,11 @@ pub fn played_secs(line: &str) -> f64 {
 /// `script`: then `test` is skipped, and says so on the test run's own standard error (not
 /// the captured output a passing test hides), as `SKIPPED <test>: ...`.
 pub fn on_a_terminal(test: &str) -> Option<Rmax> {
+    on_a_terminal_in(test, Path::new("."))
+}
+
+/// `on_a_terminal(test)`, run in folder `dir` (where what rmax writes lands).
+pub fn on_a_terminal_in(test: &str, dir: &Path) -> Option<Rmax> {
     let found = Command::new("script")
         .arg("--version")
         .output()
@@ -793,6 +798,7 @@ pub fn on_a_terminal(test: &str) -> Option<Rmax> {
             &format!("'{}'", env!("CARGO_BIN_EXE_rmax")),
             "/dev/null",
         ])
+        .current_dir(dir)
         .env("LANG", "C.UTF-8")
         .env_remove("LC_ALL")
         .env_remove("LC_CTYPE");

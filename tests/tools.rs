@@ -428,7 +428,7 @@ mod spsa_inside {
         assert!(text.contains(&clash) && !text.contains("--apply"), "{text}");
     }
 
-    /// `c!(v)` values of a source, each once, as tests/tuning.rs reads them.
+    /// `c!(v)` values of a source, each once, as the tests read them.
     fn marked(src: &str) -> Vec<i32> {
         let values = src
             .split("c!(")
@@ -449,10 +449,10 @@ mod spsa_inside {
             .collect()
     }
 
-    /// Two values trading places and one moved to a free value: lib.rs's marks and tuning.rs's
+    /// Two values trading places and one moved to a free value: lib.rs's marks and params.rs's
     /// three entries change, nothing else.
     #[test]
-    fn apply_rewrites_a_copy_of_lib_rs_and_tuning_rs() {
+    fn apply_rewrites_a_copy_of_lib_rs_and_params_rs() {
         let (lib, tuning) = (
             include_str!("../src/lib.rs"),
             include_str!("../src/tools/params.rs"),

@@ -222,10 +222,14 @@ fn rows<'a>(moves: impl Iterator<Item = ((&'a Move, &'a Board), &'a Weighed)>) -
     rows.collect()
 }
 
-/// A search of `board` to `lim` (`keys`: the positions before it): its score and line.
+/// A search of `board` to `lim` (`keys`: the positions before it): its score and line. As
+/// sites and their engines count repetitions, a game position is a draw only when the search
+/// reaches it a third time: the game's positions seen once are left out (0: no key).
 fn search(engine: &mut Engine, board: &Board, keys: &[u64], lim: Limits) -> (i32, Vec<Move>) {
     engine.stop = Arc::default(); // (a search that reached its budget set its flag)
-    let (best, info) = think(engine, board, keys, lim);
+    let twice = |k: &u64| keys.iter().filter(|&x| x == k).count() > 1;
+    let keys: Vec<u64> = keys.iter().map(|k| if twice(k) { *k } else { 0 }).collect();
+    let (best, info) = think(engine, board, &keys, lim);
     let line = match info.pv.first() == best.as_ref() {
         true => info.pv,
         false => best.into_iter().collect(),

@@ -404,6 +404,29 @@ fn a_missed_mate_is_marked_with_the_mating_line() {
     );
 }
 
+/// A position the game has seen once is no draw when the search comes back to it (sites count
+/// a repetition as their engines do: the third time): 2. Rf4 still mates in two (2... Ka8 3.
+/// Rf8#) though 2... Ka8 repeats the first position, so only the missed mate in one's degree
+/// could mark it, and it mates, so it is unmarked; so is 3. Rf5, back again.
+#[test]
+fn a_position_seen_once_before_is_no_draw_to_the_review() {
+    let dir = Scratch::new("repeat");
+    let input = dir.join("repeat.pgn");
+    let start = "k7/6R1/8/8/5R2/1K5P/5P2/8 w - - 0 1";
+    let moves = "1. Rf5 Kb8 2. Rf4 Ka8 3. Rf5 Kb8 4. Rf8# 1-0";
+    std::fs::write(
+        &input,
+        format!("[SetUp \"1\"]\n[FEN \"{start}\"]\n\n{moves}\n"),
+    )
+    .expect("the game");
+    let (status, table, err) = review(&[&input.to_string_lossy(), "--nodes", NODES]);
+    assert!(status.success(), "{err}");
+    for played in ["1. Rf5", "2. Rf4", "3. Rf5"] {
+        let row = line_of(&table, played);
+        assert!(row.contains('#') && !row.contains('?'), "{row}");
+    }
+}
+
 /// A better line the search left short (a small budget: a shallow search) is lengthened to
 /// six plies, unless the game ends first.
 #[test]
@@ -416,7 +439,7 @@ fn every_better_move_comes_with_a_line() {
     let lines: Vec<&str> = table.lines().filter(marked).collect();
     assert!(lines.len() >= 3, "{table}");
     for line in lines {
-        let better = line.split("  ").last().expect("a better line");
+        let better = line.split("  ").last().expect("a better line").trim();
         let better = better.rsplit("; ").next().expect("the moves");
         let moves = better.split(' ').filter(|w| !w.ends_with('.'));
         assert!(moves.count() == 6 || better.ends_with('#'), "{line}");

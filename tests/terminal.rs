@@ -884,7 +884,7 @@ fn a_loaded_game_keeps_its_tags_the_person_their_name_and_undo_the_clocks() {
         "name Ada Lovelace",
         "Your name in the game's PGN: Ada Lovelace.",
     );
-    say_has(&mut r, "clock 5+0", "On the clock");
+    say_has(&mut r, "clock 0.5+0", "On the clock");
     say_has(&mut r, "e4", "rmax plays");
     say_has(&mut r, "undo", "The clocks stay as they are (White ");
     assert!(say(&mut r, "pgn").contains("[White \"Ada Lovelace\"]"));

@@ -136,7 +136,7 @@ impl Game {
         let values = ["rmax game", "?", &date, "-", white, black, &result].map(str::to_string);
         let extra = extra.iter().map(|(k, v)| (*k, v.clone()));
         let tags = seven.into_iter().zip(values).chain(extra);
-        let mut tags: Vec<(String, String)> = tags.map(|(k, v)| (k.to_string(), v)).collect();
+        let mut tags: Vec<Tag> = tags.map(|(k, v)| (k.to_string(), v)).collect();
         if self.start.fen() != START {
             tags.push(("SetUp".into(), "1".into()));
             tags.push(("FEN".into(), self.start.fen()));
@@ -156,7 +156,7 @@ pub struct Note {
 /// A game as PGN has it: its tags in their order, the game, the result ending its movetext.
 #[derive(Clone)]
 pub struct PgnGame {
-    pub tags: Vec<(String, String)>,
+    pub tags: Vec<Tag>,
     pub game: Game,
     pub result: String,
 }
@@ -204,10 +204,15 @@ fn wrap(units: &[String], width: usize) -> String {
     text + &line
 }
 
-pub fn tag_value<'a>(tags: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    let found = tags.iter().find(|(k, _)| k == name);
-    found.map(|(_, v)| v.as_str())
+pub fn tag_value<'a>(tags: &'a [Tag], name: &str) -> Option<&'a str> {
+    tags.iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
 }
+
+/// A PGN tag: its name and value.
+pub type Tag = (String, String);
+type Tokens = Peekable<std::vec::IntoIter<Token>>;
 
 /// A piece of PGN text: a tag, a move (or what stands for one), a result, or what is wrong.
 enum Token {
@@ -304,7 +309,7 @@ fn word_token(word: &str) -> Option<Token> {
 }
 
 /// The tags of each game of a PGN text, its moves unread (the games a tournament wrote).
-pub fn read_tags(text: &str) -> Vec<Vec<(String, String)>> {
+pub fn read_tags(text: &str) -> Vec<Vec<Tag>> {
     let (mut games, mut in_tags) = (Vec::<Vec<_>>::new(), false);
     for token in tokens(text) {
         let tag = matches!(token, Token::Tag(..));
@@ -346,14 +351,7 @@ pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
 
 /// The moves of a game up to its result; none before the next game's tags, or no moves and
 /// no result, is a game cut short (strict: an error).
-fn read_moves<I>(
-    tags: &[(String, String)],
-    tokens: &mut Peekable<I>,
-    strict: bool,
-) -> Result<(Game, String), String>
-where
-    I: Iterator<Item = Token>,
-{
+fn read_moves(tags: &[Tag], tokens: &mut Tokens, strict: bool) -> Result<(Game, String), String> {
     let mut game = first_position(tags)?;
     // a movetext without its result token: the Result tag stands, if it is one
     let tagged = tag_value(tags, "Result").filter(|r| ["1-0", "0-1", "1/2-1/2"].contains(r));
@@ -384,7 +382,7 @@ where
 }
 
 /// The start of a game: its FEN tag's position, or the start; a variant is refused.
-fn first_position(tags: &[(String, String)]) -> Result<Game, String> {
+fn first_position(tags: &[Tag]) -> Result<Game, String> {
     let given = tag_value(tags, "Variant").unwrap_or("");
     let variant = given.trim().to_ascii_lowercase();
     if !["standard", "chess", "from position", "normal", ""].contains(&variant.as_str()) {
@@ -394,8 +392,9 @@ fn first_position(tags: &[(String, String)]) -> Result<Game, String> {
     let Some(fen) = tag_value(tags, "FEN") else {
         return Ok(Game::new(start_board()));
     };
-    let game = parse_fen(fen.trim()).map(Game::new);
-    game.map_err(|e| format!("bad FEN tag: {e}"))
+    parse_fen(fen.trim())
+        .map(Game::new)
+        .map_err(|e| format!("bad FEN tag: {e}"))
 }
 
 /// Plays the move `word` (SAN or coordinates), or says which move is wrong.
@@ -480,18 +479,12 @@ pub fn read_move(board: &Board, text: &str) -> Parsed {
 /// of a promotion: `Nf3x` is `Nf3` and `x`, `e8=Q` is `e8=Q` and nothing.
 pub fn split_stray(text: &str) -> (&str, &str) {
     let text = text.trim();
-    let ep = ["e.p.", "ep"]
-        .iter()
-        .find_map(|ep| text.strip_suffix(ep).filter(|t| t.len() > 1));
-    let text = ep
-        .unwrap_or(text)
-        .trim()
-        .trim_end_matches(['+', '#', '!', '?']);
+    let ep = |ep| text.strip_suffix(ep).filter(|t: &&str| t.len() > 1);
+    let text = ep("e.p.").or_else(|| ep("ep")).unwrap_or(text);
+    let text = text.trim().trim_end_matches(['+', '#', '!', '?']);
     // the target square's rank is the last digit 1 to 8 (none in castling)
-    let at = text
-        .rfind(|c| ('1'..='8').contains(&c))
-        .map_or(0, |i| i + 1);
-    let (bare, tail) = text.split_at(at);
+    let at = text.rfind(|c| ('1'..='8').contains(&c));
+    let (bare, tail) = text.split_at(at.map_or(0, |i| i + 1));
     let piece = |c: char| "pnbrqk".contains(c.to_ascii_lowercase());
     let promotion = match tail.chars().collect::<Vec<char>>()[..] {
         [] => true,
@@ -509,21 +502,16 @@ pub fn split_stray(text: &str) -> (&str, &str) {
 /// `read_move` choosing among `legal` (refusal.rs passes every from-to-promotion triple).
 pub fn read_among(board: &Board, text: &str, legal: Vec<Move>) -> Parsed {
     let (text, stray) = split_stray(text);
-    let castle = ["O-O", "0-0", "o-o", "O-O-O", "0-0-0", "o-o-o"]
-        .iter()
-        .position(|&c| c == text);
+    let castles = ["O-O", "0-0", "o-o", "O-O-O", "0-0-0", "o-o-o"];
+    let castle = castles.iter().position(|&c| c == text);
     let mut c: Vec<char> = text.chars().filter(|c| !"x-:=".contains(*c)).collect();
-    let kind = c
-        .first()
-        .and_then(|&p| "PNBRQK".find(p).or("-nxrqk".find(p))); // ('-' and 'x': never there)
+    let kind = |p| "PNBRQK".find(p).or("-nxrqk".find(p)); // ('-' and 'x': never there)
+    let kind = c.first().and_then(|&p| kind(p));
     let kind = kind.map(|k| k as u8 + 1).inspect(|_| _ = c.remove(0));
     // (a pawn or a king as promotion piece is move syntax too: an illegal move)
-    let promo = c
-        .last()
-        .and_then(|&p| "pnbrqk".find(p.to_ascii_lowercase()));
-    let promo = promo
-        .filter(|_| kind.is_none_or(|k| k == 1))
-        .map(|p| p as u8 + 1);
+    let promo = c.last().and_then(|p| "pnbrqk".find(p.to_ascii_lowercase()));
+    let promo = promo.filter(|_| kind.is_none_or(|k| k == 1));
+    let promo = promo.map(|p| p as u8 + 1);
     c.truncate(c.len() - usize::from(promo.is_some()));
     let file = |c: char| ('a'..='h').contains(&c).then(|| c as usize - 'a' as usize);
     let rank = |c: char| ('1'..='8').contains(&c).then(|| c as usize - '1' as usize);
@@ -577,14 +565,11 @@ pub fn san(board: &Board, m: Move) -> String {
             // kind could go there too
             let rival = |o: &Move| o.to == m.to && o.from != m.from && board.b[o.from] & 7 == p;
             let rivals: Vec<Move> = board.gen(false).into_iter().filter(rival).collect();
-            let which = if rivals.is_empty() {
-                ""
-            } else if rivals.iter().all(|o| o.from & 7 != m.from & 7) {
-                &from[..1]
-            } else if rivals.iter().all(|o| o.from >> 4 != m.from >> 4) {
-                &from[1..]
-            } else {
-                &from
+            let which = match () {
+                _ if rivals.is_empty() => "",
+                _ if rivals.iter().all(|o| o.from & 7 != m.from & 7) => &from[..1],
+                _ if rivals.iter().all(|o| o.from >> 4 != m.from >> 4) => &from[1..],
+                _ => &from,
             };
             let x = if board.b[m.to] > 0 { "x" } else { "" };
             format!("{}{which}{x}{to}", white(p))

@@ -303,11 +303,8 @@ fn lazy_smp(
     keys: &[u64],
     lim: Limits,
 ) -> Found {
-    let halt = main.stop.clone();
-    let helper_lim = Limits {
-        depth: lim.depth,
-        ..Limits::default()
-    };
+    let (halt, mut helper_lim) = (main.stop.clone(), Limits::default());
+    helper_lim.depth = lim.depth;
     thread::scope(|scope| {
         for helper in helpers {
             (helper.stop, helper.report) = (halt.clone(), None);

@@ -14,6 +14,7 @@ use crate::searcher::{lock, Searcher, MAX_THREADS};
 use crate::timeman::{plan, Ask, OVERHEAD_MS};
 use rmax::{Board, Info, Move, W};
 use std::collections::VecDeque;
+use std::fs::File;
 use std::io::{IsTerminal, Write};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
@@ -496,10 +497,8 @@ impl Terminal {
         }
         let pgn = self.pgn();
         let notes = self.reviewed.as_ref().filter(|(game, _)| *game == pgn);
-        let (text, how) = notes.map_or((pgn.clone(), ""), |n| {
-            (n.1.clone(), " with the review's notes")
-        });
-        match std::fs::write(path, text + "\n") {
+        let (text, how) = notes.map_or((&pgn, ""), |n| (&n.1, " with the review's notes"));
+        match std::fs::write(path, format!("{text}\n")) {
             Ok(()) => {
                 say!("Saved the game ({plies} plies){how} to {name}.");
                 self.saved = pgn;
@@ -621,15 +620,12 @@ impl Terminal {
     /// false when its time ran out: the game is lost on time (no clock runs after the end).
     fn punch(&mut self, moved: bool) -> bool {
         let (side, over) = (self.game.board().side, self.game.end().is_some());
-        if self
-            .clock
-            .as_mut()
-            .is_none_or(|c| c.punch(side, moved, over))
-        {
-            return true;
+        let clock = self.clock.as_mut();
+        let fell = clock.is_some_and(|c| !c.punch(side, moved, over));
+        if fell {
+            (self.game.resigned, self.on_time) = (Some(side), true);
         }
-        (self.game.resigned, self.on_time) = (Some(side), true);
-        false
+        !fell
     }
 
     /// How the game ended, with its result (`Checkmate: White wins, 1-0.`).
@@ -674,24 +670,20 @@ impl Terminal {
 
     /// The game as PGN, each move on a clock with the mover's time left (`[%clk 0:09:55]`).
     fn pgn(&self) -> String {
-        let clk = |ms: &Option<i64>| Note {
-            after: ms
-                .map(|ms| format!("{{ [%clk {}] }}", pgn_clock(ms)))
-                .into_iter()
-                .collect(),
+        let clk = |ms: i64| vec![format!("{{ [%clk {}] }}", pgn_clock(ms))];
+        let note = |ms: &Option<i64>| Note {
+            after: ms.map_or(vec![], clk),
             ..Note::default()
         };
         self.record()
-            .pgn(&self.clocks.iter().map(clk).collect::<Vec<_>>())
+            .pgn(&self.clocks.iter().map(note).collect::<Vec<_>>())
     }
 
     /// `name Ada Lovelace`: the person's name in the PGN (a loaded game's tag too).
     fn set_name(&mut self, arg: &str) {
         if arg.is_empty() {
-            return say!(
-                "name needs your name, e.g. name Ada Lovelace (now: {}).",
-                self.name
-            );
+            let now = &self.name;
+            return say!("name needs your name, e.g. name Ada Lovelace (now: {now}).");
         }
         self.name = short(arg);
         let side = ["White", "Black"][usize::from(self.human != 8)];
@@ -762,11 +754,8 @@ impl Terminal {
         }
         let plan = plan(ask);
         // a level's pace within the person's time, on a clock also within the move's hard limit
-        let most = self.pace_ms().min(if self.clock.is_some() {
-            plan.hard
-        } else {
-            u64::MAX
-        });
+        let hard = self.clock.map_or(u64::MAX, |_| plan.hard);
+        let most = self.pace_ms().min(hard);
         let level = (self.level).map(|l| Level {
             pace: self.pace.then_some(most),
             ..l
@@ -792,24 +781,17 @@ impl Terminal {
     }
 
     fn analyse(&mut self, arg: &str) {
-        let lines = match int(arg).filter(|n| (1..=MAX_ANALYSED).contains(n)) {
-            _ if arg.is_empty() => 3,
-            Some(n) => n as usize,
-            None => {
-                return say!(
-                    "analyse needs a number of lines from 1 to {MAX_ANALYSED} (analyse 3)."
-                )
-            }
+        let lines = int(arg).or(arg.is_empty().then_some(3));
+        let Some(lines) = lines.filter(|n| (1..=MAX_ANALYSED).contains(n)) else {
+            return say!("analyse needs a number of lines from 1 to {MAX_ANALYSED} (analyse 3).");
         };
-        let board = *self.game.board();
+        let (board, lines) = (*self.game.board(), lines as usize);
         let shown = lines.min(board.gen(false).len());
         let s = if shown == 1 { "" } else { "s" };
         say!("rmax analyses the {shown} best line{s} (Enter: stop).");
-        let view = View {
-            width: self.width,
-            ..View::default()
-        };
-        let (view, live) = (Arc::new(Mutex::new(view)), self.live);
+        let (mut view, live) = (View::default(), self.live);
+        view.width = self.width;
+        let view = Arc::new(Mutex::new(view));
         self.analysis = Some(view.clone());
         let print = move |info: &Info| {
             let text = format!("{}) {}", info.multipv, search_line(&board, info));
@@ -824,8 +806,7 @@ impl Terminal {
         };
         let mut ask = Ask::default();
         (ask.lines, ask.infinite) = (lines, true);
-        self.search
-            .start(&self.game, plan(ask), None, Box::new(print));
+        self.search.start(&self.game, plan(ask), None, print);
     }
 
     /// The search is done: an analysis's lines stay shown; rmax plays its move.
@@ -887,11 +868,8 @@ impl Terminal {
                 self.clocks.truncate(n - take);
             }
         }
-        if let Some(c) = self.clock {
-            say!(
-                "The clocks stay as they are ({}): an undo takes back moves, not time.",
-                c.text()
-            );
+        if let Some(clocks) = self.clock.map(Clock::text) {
+            say!("The clocks stay as they are ({clocks}): an undo takes back moves, not time.");
         }
         self.show();
     }
@@ -964,30 +942,20 @@ fn print_now(text: &str) {
 
 /// A line cut to `width` columns less one (a full line would wrap), after CLEAR_LINE.
 fn fit(line: &str, width: usize) -> String {
-    CLEAR_LINE.to_string()
-        + &line
-            .chars()
-            .take(width.saturating_sub(1))
-            .collect::<String>()
+    let cut: String = line.chars().take(width.saturating_sub(1)).collect();
+    CLEAR_LINE.to_string() + &cut
 }
 
 /// The terminal's width in columns: `COLUMNS`, else what `stty size` says of it, else 80.
 fn columns() -> usize {
-    let from_env = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.trim().parse().ok());
+    let from_env = std::env::var("COLUMNS").ok();
+    let from_env = from_env.and_then(|c| c.trim().parse().ok());
     let stty = || {
-        let tty = std::fs::File::open("/dev/tty").ok()?;
-        let out = std::process::Command::new("stty")
-            .arg("size")
-            .stdin(tty)
-            .output()
-            .ok()?;
-        String::from_utf8_lossy(&out.stdout)
-            .split_whitespace()
-            .nth(1)?
-            .parse()
-            .ok()
+        let tty = File::open("/dev/tty").ok()?;
+        let mut stty = std::process::Command::new("stty");
+        let out = stty.arg("size").stdin(tty).output().ok()?;
+        let size = String::from_utf8_lossy(&out.stdout);
+        size.split_whitespace().nth(1)?.parse().ok()
     };
     from_env.or_else(stty).filter(|&w| w >= 20).unwrap_or(80)
 }

@@ -270,11 +270,9 @@ pub fn play_from(
     nodes: u64,
 ) -> (Vec<Board>, usize) {
     engine.resize(SELF_PLAY_HASH_MB); // nothing carried over from the last game
-    let (mut quiet, mut decisive) = (vec![], 0i32); // plies beyond WIN_SCORE, + White ahead
-    let lim = Limits {
-        nodes,
-        ..Limits::default()
-    };
+                                      // plies beyond WIN_SCORE, + White ahead
+    let (mut quiet, mut decisive, mut lim) = (vec![], 0i32, Limits::default());
+    lim.nodes = nodes;
     loop {
         match end_of(&board, &keys) {
             Some(End::Mate(8)) => return (quiet, 0),

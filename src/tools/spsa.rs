@@ -128,21 +128,19 @@ impl Settings {
     }
 }
 
+/// PARAMS' entries, each with the value given to it, if any.
+pub type Named<'a> = Vec<(&'static Param, Option<&'a str>)>;
+
 /// A list `A,B=v,...` of PARAMS' names (in any case, each once), with the values given.
-pub fn names<'a>(
-    list: &'a str,
-    flag: &str,
-) -> Result<Vec<(&'static Param, Option<&'a str>)>, String> {
-    let mut found: Vec<(&Param, Option<&str>)> = vec![];
+pub fn names<'a>(list: &'a str, flag: &str) -> Result<Named<'a>, String> {
+    let mut found: Named = vec![];
     for item in list.split(',') {
         let (name, value) = item
             .split_once('=')
             .map_or((item, None), |(n, v)| (n, Some(v)));
-        let known = PARAMS.map(|p| p.name).join(", ");
-        let unknown = format!(
-            "unknown parameter '{}' in {flag} (src/tools/params.rs has: {known})",
-            short(name)
-        );
+        let (known, shown) = (PARAMS.map(|p| p.name).join(", "), short(name));
+        let unknown =
+            format!("unknown parameter '{shown}' in {flag} (src/tools/params.rs has: {known})");
         let p = param(name).ok_or(unknown)?;
         if found.iter().any(|f| f.0 == p) {
             return Err(format!("{} named twice in {flag}", p.name));
@@ -226,12 +224,11 @@ impl State {
             minus.push(play(theta - c * flip) as i32);
             moves.push((flip, c, r));
         }
-        let srand = rng.next_u64() >> 33;
         Step {
             moves,
             plus,
             minus,
-            srand,
+            srand: rng.next_u64() >> 33,
             rng,
         }
     }
@@ -279,13 +276,12 @@ impl State {
             Some((words.next()?.parse().ok()?, words.next()?.parse().ok()?))
         };
         let values: Vec<(i32, f64)> = lines.map(value).collect::<Option<_>>()?;
-        let (rng, games, done) = (Rng(rng), [w, d, l], done as u32);
         (values.len() == settings.params.len()).then_some(State {
             settings,
             values,
-            done,
-            rng,
-            games,
+            done: done as u32,
+            rng: Rng(rng),
+            games: [w, d, l],
         })
     }
 }
@@ -384,10 +380,9 @@ impl Runner {
     pub fn check(&self, build: bool, s: &Settings) -> Result<(), String> {
         if build {
             say!("rmax spsa: {TUNE_BUILD}");
-            let cargo = std::process::Command::new("cargo")
-                .args(&words(TUNE_BUILD)[1..])
-                .status();
-            let status = cargo.map_err(|e| format!("cannot run cargo: {e}"))?;
+            let mut cargo = std::process::Command::new("cargo");
+            let status = cargo.args(&words(TUNE_BUILD)[1..]).status();
+            let status = status.map_err(|e| format!("cannot run cargo: {e}"))?;
             if !status.success() {
                 return Err(format!("the tune build failed ({status})"));
             }
@@ -612,11 +607,9 @@ pub fn play_all(player: &Runner, state: &mut State) -> Result<(), String> {
         let file = player.state.display();
         save(&player.state, state, [w, d, l])
             .map_err(|e| format!("cannot write the state or the log of {file}: {e}"))?;
-        let names = state.settings.params.iter().map(|p| p.name);
-        let values: Vec<String> = names
-            .zip(&state.values)
-            .map(|(n, v)| format!("{n} {:.2}", v.1))
-            .collect();
+        let value = |(p, v): (&&Param, &(i32, f64))| format!("{} {:.2}", p.name, v.1);
+        let params = state.settings.params.iter();
+        let values: Vec<String> = params.zip(&state.values).map(value).collect();
         let each = started.elapsed().as_secs_f64() / f64::from(state.done - first);
         let left = duration(each * f64::from(until - state.done));
         let (done, values) = (state.done, values.join("  "));
@@ -631,9 +624,8 @@ pub fn player(args: &[String]) -> Result<(Args, Runner), String> {
     let flags = [words(SETTINGS), words(FLAGS)].concat();
     let a = Args::read(args, &flags, &words(SWITCHES))?;
     if a.has("--build") && a.has("--engine") {
-        return Err(format!(
-            "--build builds {TUNE_ENGINE}: it takes no --engine"
-        ));
+        let e = format!("--build builds {TUNE_ENGINE}: it takes no --engine");
+        return Err(e);
     }
     let fastchess = a.get("--fastchess").map(String::from);
     let fastchess = fastchess.or_else(|| on_path("fastchess", &[]));

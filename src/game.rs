@@ -1,5 +1,4 @@
-//! The game record every front end shares: positions, repetitions, how a game ends (in the
-//! words all of them print), moves in SAN read and written, and PGN.
+//! The game record every front end shares: positions, how a game ends, SAN, PGN.
 
 use crate::input::{clean, parse_fen, short};
 use crate::output::colour;
@@ -17,8 +16,7 @@ pub fn letter(piece: u8) -> char {
     letter.map_or('?', |&c| c as char)
 }
 
-/// How the rules end a game at `board`, `earlier` the keys of the positions before it: mate
-/// (the winner's colour), stalemate, threefold repetition, fifty moves, too little material.
+/// How the rules end a game at `board`, `earlier` the keys of the positions before it.
 pub fn end_of(board: &Board, earlier: &[u64]) -> Option<End> {
     // (the key covers the side to move, castling and e.p. rights, as the rule wants)
     let repeated = earlier.iter().filter(|&&k| k == board.key).count() >= 2;
@@ -222,8 +220,7 @@ enum Token {
     Bad(String),
 }
 
-/// Cuts PGN text into tokens, leaving out comments (`{...}`, `; ...`), variations (nested),
-/// escape lines (`%`), move numbers, NAGs, annotation glyphs and `e.p.`.
+/// PGN's tokens, without comments, variations, `%` lines, move numbers, NAGs, glyphs and `e.p.`.
 fn tokens(text: &str) -> Vec<Token> {
     let (mut out, mut depth, mut rest) = (vec![], 0usize, text);
     let bad = |e: &str| Token::Bad(e.to_string());
@@ -324,8 +321,7 @@ pub fn read_tags(text: &str) -> Vec<Vec<Tag>> {
     games
 }
 
-/// Reads the games of a PGN text: `strict` (a review) every game, errors naming the game; else
-/// (`load`) the first. Moves without a result at the end are an unfinished game (`*`).
+/// A PGN text's games: `strict` (a review) all, errors naming the game; else (`load`) the first.
 pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
     let (mut tokens, mut games) = (tokens(text).into_iter().peekable(), vec![]);
     while tokens.peek().is_some() && (strict || games.is_empty()) {
@@ -349,8 +345,7 @@ pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
     Ok(games)
 }
 
-/// The moves of a game up to its result; none before the next game's tags, or no moves and
-/// no result, is a game cut short (strict: an error).
+/// The moves up to the result; a game without one (and without moves, or before tags) is cut short.
 fn read_moves(tags: &[Tag], tokens: &mut Tokens, strict: bool) -> Result<(Game, String), String> {
     let mut game = first_position(tags)?;
     // a movetext without its result token: the Result tag stands, if it is one
@@ -466,17 +461,13 @@ pub enum Parsed {
     NotAMove,
 }
 
-/// Reads a move in SAN (`e4`, `Nbd7`, `exd5`, `O-O`, `e8=Q`, `+`/`#` optional, lenient about
-/// `x`, `-`, `=` before the target square and lower-case piece letters but `b`) or coordinates
-/// (`e2e4`, `e7e8q`); no promotion piece is a queen. Text of a move's shape that fits no legal
-/// move is Illegal, and so is one with a mark after its target square (`Nf3x`, `e4x`).
+/// A move in SAN (lenient about `x`, `-`, `=` and lower-case pieces but `b`) or coordinates; no
+/// promotion piece is a queen. Move-shaped text fitting no legal move, or `Nf3x`, is Illegal.
 pub fn read_move(board: &Board, text: &str) -> Parsed {
     read_among(board, text, board.gen(false))
 }
 
-/// A move text without what may follow a move (`e.p.`, `ep`, `+`, `#`, `!`, `?`), split where
-/// marks (`x`, `-`, `:`, `=`) follow the target square, where notation puts none but the `=`
-/// of a promotion: `Nf3x` is `Nf3` and `x`, `e8=Q` is `e8=Q` and nothing.
+/// A move text without `e.p.`, `+`, `#`, `!`, `?`, split where stray marks follow it (`Nf3x`).
 pub fn split_stray(text: &str) -> (&str, &str) {
     let text = text.trim();
     let ep = |ep| text.strip_suffix(ep).filter(|t: &&str| t.len() > 1);
@@ -561,8 +552,7 @@ pub fn san(board: &Board, m: Move) -> String {
         1 if m.from & 7 != m.to & 7 => format!("{}x{to}{promotion}", &from[..1]),
         1 => to + &promotion,
         _ => {
-            // the from-file, else the from-rank, else both, when another piece of the same
-            // kind could go there too
+            // the from-file, rank or square when a piece of the same kind could go there too
             let rival = |o: &Move| o.to == m.to && o.from != m.from && board.b[o.from] & 7 == p;
             let rivals: Vec<Move> = board.gen(false).into_iter().filter(rival).collect();
             let which = match () {

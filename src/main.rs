@@ -1,18 +1,9 @@
-//! rmax's text interface over the engine (`src/lib.rs`, the library): one program for a person
-//! at a terminal, chess GUIs and the tools. The files, in the order a command flows through them:
-//!
-//! - `main.rs` (here) reads the command line: a command (`perft`, `bench`, `eval`, `review`, the
-//!   tools) runs and exits; without one, the first line of input chooses the mode.
-//! - `input.rs` reads standard input on a thread of its own, and the words, numbers and FENs in it.
-//! - A front end reads its commands: `terminal.rs` (a person), `uci.rs`, `xboard.rs`; into a
-//!   `game.rs` game (SAN, PGN, how a game ends; `refusal.rs` says why a move is illegal) and an
-//!   `Ask` of `timeman.rs` (time management: limits and a stop rule for the search).
-//! - `searcher.rs` runs the search on a thread (Lazy SMP; at a `level.rs` level, its pick of a
-//!   line and `pace.rs`'s wait) and hands back the move.
-//! - `output.rs` prints what every front end prints alike (`say!`, scores, lines, the board).
-//! - Beside them: `clock.rs` (the terminal's game clock), `review.rs` (a game reviewed), `eval.rs`
-//!   (the `eval` command), `bench.rs`, `random.rs`, and `tools/` (the strength tools: datagen,
-//!   tune, spsa, calibrate). No file imports one that imports it back.
+//! rmax's text interface over the engine (`src/lib.rs`): one program for people, GUIs and tools.
+//! `main.rs` runs a command line's command, else the first line of input picks the mode; `input.rs`
+//! reads input on a thread; the front ends `terminal.rs`, `uci.rs`, `xboard.rs` read commands into a
+//! `game.rs` game (`refusal.rs`: why a move is illegal) and a `timeman.rs` `Ask`; `searcher.rs`
+//! searches on a thread (`level.rs`, `pace.rs`); `output.rs` prints what all print alike. Beside
+//! them: `clock.rs`, `review.rs`, `eval.rs`, `bench.rs`, `random.rs`, `tools/`. No import cycles.
 
 use rmax::{Board, START};
 use std::io::{IsTerminal, Write};

@@ -1,5 +1,4 @@
-//! A person at the terminal: moves and the commands of COMMANDS read into time management's `Ask`;
-//! rmax thinks on the search thread while input keeps coming (`while_thinking`).
+//! A person at the terminal: moves and COMMANDS, read while rmax thinks on the search thread.
 
 use crate::clock::{face, pgn_clock, read_control, Clock, MAX_INCREMENT, MAX_MINUTES};
 use crate::eval::explain;
@@ -136,8 +135,7 @@ pub struct Terminal {
     ticking: Arc<Mutex<bool>>,
     /// The last `review`: the game's PGN then, and the same annotated (for `save`).
     reviewed: Option<(String, String)>,
-    /// The person's name in the PGN; a loaded game's tags, kept as they were (none: rmax's),
-    /// with its plies then (its result stands while no move is added).
+    /// The person's name; a loaded game's tags, and its plies (its result kept until a move).
     name: String,
     tags: Vec<(String, String)>,
     loaded: usize,
@@ -145,15 +143,13 @@ pub struct Terminal {
     clocks: Vec<Option<i64>>,
     /// The game's PGN when it was last saved or loaded: what leaving would lose.
     saved: String,
-    /// Where searches and the clock's alarm send their events; the alarm set for the person's
-    /// turn (the ply and the time left it was set at); the screen's width in columns.
+    /// Where searches and alarms send events; the alarm's (ply, time left); the screen's width.
     events: Sender<Event>,
     alarm: Option<(usize, i64)>,
     width: usize,
 }
 
-/// The lines `analyse` shows: on a terminal a block rewritten as the search deepens, the
-/// lines of it `drawn` (the cursor on the last); piped, each printed once.
+/// `analyse`'s lines: on a terminal a block redrawn (`drawn` lines, the cursor on the last).
 #[derive(Default)]
 struct View {
     lines: Vec<String>,
@@ -242,8 +238,7 @@ impl Terminal {
                     self.show_and_end();
                 }
                 Ok(Event::Alarm) => {}
-                // end of input: piped commands all run (an analysis stops: no Enter can come);
-                // Ctrl-D at the keyboard leaves at once
+                // end of input: piped commands all run (an analysis stops); Ctrl-D leaves at once
                 Ok(Event::Eof) | Err(_) if self.search.busy() && !self.keyboard => {
                     if self.analysis.is_some() {
                         self.search.stop();
@@ -270,8 +265,7 @@ impl Terminal {
         Some(line)
     }
 
-    /// A line typed while rmax thinks: Enter, `move` and `quit` (behind waiting lines) make it move
-    /// now; other lines wait for its move, but not a move typed at the keyboard (meant before it).
+    /// While rmax thinks: Enter, `move`, `quit` move now; a typed move is dropped; the rest waits.
     fn while_thinking(&mut self, line: String) {
         if self.live && self.keyboard {
             print_now("\x1b[A"); // (back over the echoed line, so that what follows replaces it)
@@ -567,8 +561,7 @@ impl Terminal {
         self.game.board().side == self.human && !self.search.busy() && !self.punch(false)
     }
 
-    /// On the person's turn on a clock, an alarm when their time would run out: the flag is
-    /// announced as it falls, while the prompt waits (a stale alarm finds time left: nothing).
+    /// On the person's turn on a clock, an alarm to say the flag as it falls (stale: nothing).
     fn set_alarm(&mut self) {
         let Some(c) = self.clock.filter(|_| self.game.board().side == self.human) else {
             return;
@@ -585,8 +578,7 @@ impl Terminal {
         });
     }
 
-    /// Plays `m` for the side to move, its clock stopped first: false, and not played, when its
-    /// time has run out. The mover's time left is kept for the PGN.
+    /// Plays `m`, its clock stopped first (the time left kept for the PGN); false if time ran out.
     fn play(&mut self, m: Move) -> bool {
         let side = usize::from(self.game.board().side != 8);
         if !self.punch(true) {
@@ -597,8 +589,7 @@ impl Terminal {
         true
     }
 
-    /// Leaving: a game of the person's with moves not saved is kept in a file, which is said
-    /// (at a keyboard; a script saves what it wants).
+    /// Leaving at a keyboard: a game not saved is kept in a file, which is said.
     fn leave(&self) {
         if !self.keyboard || self.game.moves.is_empty() || self.pgn() == self.saved {
             return say!();
@@ -616,8 +607,7 @@ impl Terminal {
         }
     }
 
-    /// Stops the side to move's clock (`moved`: its increment added) and starts it again;
-    /// false when its time ran out: the game is lost on time (no clock runs after the end).
+    /// Punches the side to move's clock (`moved`: increment added); false: the game lost on time.
     fn punch(&mut self, moved: bool) -> bool {
         let (side, over) = (self.game.board().side, self.game.end().is_some());
         let clock = self.clock.as_mut();
@@ -638,9 +628,7 @@ impl Terminal {
         Some(format!("{loser} loses on time: {winner} wins, {score}."))
     }
 
-    /// The game for PGN: a loaded game's tags as they were (its result brought up to date);
-    /// else the person's name on their side, rmax's rating at a level; on a clock, the control
-    /// and how the game ended (`Termination`).
+    /// The game for PGN: a loaded game's tags (result updated), else names, level, clock, ending.
     fn record(&self) -> PgnGame {
         let black = usize::from(self.human != 8);
         let mut names = [self.name.clone(), format!("rmax {VERSION}")];
@@ -735,8 +723,7 @@ impl Terminal {
         self.show_and_end();
     }
 
-    /// Starts rmax's search: at full strength its lines on the thinking line, at a level a running
-    /// clock; with a time it stops at a mate found.
+    /// Starts rmax's search: its lines on the thinking line, at a level a running clock.
     fn think(&mut self) {
         let (board, mut ask) = (*self.game.board(), Ask::default());
         (ask.movetime, ask.depth, ask.mate) = match self.depth {

@@ -1,5 +1,4 @@
-//! UCI, the protocol of most GUIs and tournament managers: a parser of commands into the
-//! time management's `Ask` and the search thread, and a printer of its lines and moves.
+//! UCI, the protocol of most GUIs: commands into an `Ask` and the search thread, and its lines.
 
 use crate::eval::explain;
 use crate::game::{letter, start_board, Game};
@@ -16,9 +15,8 @@ use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// The options as `uci` lists them: name, default, min, max, and a spin's unit (in its error),
-/// or `check`, or `button` (SimulateThinkingTime: Velvet's name for a level's human pace;
-/// Ponder: what GUIs look for before `go ponder`, which works whatever its value).
+/// `uci`'s options: name, default, min, max, and a spin's unit, or `check`, or `button`
+/// (SimulateThinkingTime: Velvet's name for a level's pace; Ponder: GUIs look for it).
 const OPTIONS: [(&str, i64, i64, i64, &str); 9] = [
     ("Hash", HASH_MB as i64, 1, 1024, " (MB)"),
     ("Clear Hash", 0, 0, 0, "button"),
@@ -188,8 +186,7 @@ impl Uci {
         };
         let (held, ponder) = (ask.infinite || ask.ponder, ask.ponder);
         let plan = plan(ask);
-        // a level's pace within the move's hard limit, and none while held: the wait could
-        // outlast the budget after ponderhit
+        // a level's pace within the hard limit, none while held (it could outlast the budget)
         let (hard, paced) = (plan.hard, self.option("SimulateThinkingTime") == 1 && !held);
         let level = self.level().map(|l| Level {
             pace: paced.then(|| hard.min(pace::MAX_MS)),
@@ -218,8 +215,7 @@ impl Uci {
         level.filter(|_| self.option("UCI_LimitStrength") == 1)
     }
 
-    /// The Ask of `go`'s words, or None for a perft (started unless its depth is bad). Errors in
-    /// one line; with the clock unknown, or no limit left, at most SAFE_MOVETIME.
+    /// The Ask of `go`'s words (None: a perft); errors in one line, unknown clocks: SAFE_MOVETIME.
     fn ask(&mut self, args: &[&str]) -> Option<Ask> {
         let (board, mut ask) = (*self.game.board(), Ask::default());
         let (numbers, errors, bad_clock) = parse_go(args, &board, &mut ask);

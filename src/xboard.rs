@@ -1,5 +1,4 @@
-//! xboard (CECP v2), the protocol of XBoard/WinBoard and Fairy-Max's tournaments: a parser
-//! of commands into time management's `Ask` and the search thread, and a printer of its lines.
+//! xboard (CECP v2): commands into an `Ask` and the search thread, and its lines.
 
 use crate::clock::read_control;
 use crate::game::{read_move, start_board, End, Game, Parsed};

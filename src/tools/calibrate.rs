@@ -1,5 +1,4 @@
-//! `rmax calibrate`: plays one row of the strength levels' table with fastchess (README,
-//! Strength levels); the faults (time losses, illegal moves, crashes or stalls) from its PGN.
+//! `rmax calibrate`: a row of the levels' table by fastchess (README, Strength levels), faults too.
 
 use super::command::{fastchess_games, on_path, output_of, shell_line, valid_tc, Args};
 use crate::game::{read_tags, tag_value};

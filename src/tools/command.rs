@@ -96,8 +96,7 @@ pub fn shell_line(words: &[String]) -> String {
     words.iter().map(quoted).collect::<Vec<_>>().join(" ")
 }
 
-/// The first engine's games, wins, draws and losses in fastchess's last summary line,
-/// `Games: 8, Wins: 3, Losses: 2, Draws: 3, Points: 4.5 (56.25 %)`.
+/// The first engine's games, wins, draws, losses in fastchess's last `Games: 8, Wins: 3, ...` line.
 pub fn fastchess_games(output: &str) -> Result<[u32; 4], String> {
     let line = output
         .lines()

@@ -1,6 +1,5 @@
-//! `rmax datagen`: self-play positions for `rmax tune` (README, Tuning the evaluation). Game n
-//! comes from the seed and n alone, each search has a node limit and each game an empty hash
-//! table: a seed gives the same games and labels (with threads, in another order).
+//! `rmax datagen`: self-play positions for `rmax tune` (README, Tuning the evaluation). Game n is
+//! from the seed and n alone, with node limits and a fresh table: a seed gives the same data.
 
 use super::command::{number, Args};
 use super::teacher::Teacher;
@@ -261,8 +260,7 @@ pub fn play(engine: &mut Engine, mut rng: Rng, nodes: u64) -> (Vec<Board>, usize
     play_from(engine, board, keys, nodes)
 }
 
-/// Plays on from `board`, `nodes` a move, until the game ends or is adjudicated: its quiet
-/// positions (not in check, the best move quiet) and the result.
+/// Plays on from `board` to the end or adjudication: its quiet positions and the result.
 pub fn play_from(
     engine: &mut Engine,
     mut board: Board,

@@ -1,6 +1,5 @@
-//! lib.rs's evaluation, (mg * phase + eg * scale / 128 * (24 - phase)) / 24 from White's view, as
-//! features with an mg and an eg weight: +1 per White, -1 per Black piece (material, a piece on a
-//! square), or term i of `W` (`Board::terms` with weight i alone at 1: it is linear).
+//! lib.rs's evaluation as features with an mg and an eg weight: +1 per White, -1 per Black piece
+//! (material, a piece on a square), or term i of `W` (`Board::terms` with weight i alone: linear).
 
 use rmax::{Board, PHASE, TABLES, VALUE, W};
 use std::ops::Range;
@@ -97,8 +96,7 @@ impl Position {
         })
     }
 
-    /// The side ahead (0 White, 1 Black: by the end game, then the middle game) and the end
-    /// game's scale in 128ths: with m of its 8 pawns missing, 128 - m * m.
+    /// The side ahead (0 White, 1 Black: by eg, then mg) and the eg scale in 128ths, 128 - m * m.
     pub fn scale(&self, mg: f64, eg: f64) -> (usize, i32) {
         let ahead = (eg < 0.0 || eg == 0.0 && mg < 0.0) as usize;
         let m = 8 - self.pawns[ahead] as i32;

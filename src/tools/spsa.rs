@@ -1,5 +1,4 @@
-//! `rmax spsa`: tunes the search's constants (`tools::params::PARAMS`) by games, with fastchess
-//! and the tune build (README, Tuning the search), by OpenBench's SPSA (see `schedule`).
+//! `rmax spsa`: the search's constants tuned by games with fastchess (README), OpenBench's SPSA.
 
 use super::command::{fastchess_games, number, on_path, output_of, shell_line, valid_tc, Args};
 use super::params::{param, Param, PARAMS};

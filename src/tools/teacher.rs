@@ -1,6 +1,5 @@
-//! A UCI engine as a child process that labels positions (`rmax datagen --teacher CMD`): the
-//! last exact score before `bestmove` (a bound only without one). Its output is read on a
-//! thread of its own, so every wait has a deadline: a program that hangs or dies is an error.
+//! A UCI engine as a child process labelling positions (`datagen --teacher`): its last exact score.
+//! Its output is read on a thread, so every wait has a deadline: a hung or dead one is an error.
 
 use crate::input::short;
 use std::io::{BufRead, BufReader, Write};

@@ -1,5 +1,4 @@
-//! `rmax tune`: the Texel tuner of the evaluation (README, Tuning the evaluation), its model
-//! `features.rs`; the gradient holds each position's end-game scale constant.
+//! `rmax tune`: the Texel tuner of the evaluation (README), over `features.rs`' model.
 
 use super::command::{number, Args};
 use super::features::{
@@ -260,8 +259,7 @@ pub fn fit_k(pairs: &[(f64, f64)]) -> f64 {
     (a + b) / 2.0
 }
 
-/// The weights as lib.rs holds them, and the table entries clamped (`N mg a8 -172`: wanted -172
-/// cp from the table's mean). With `tables` each table's mean goes into its piece's value.
+/// The weights as lib.rs holds them, and the table entries clamped (`N mg a8 -172`: from the mean).
 pub fn quantize(w: &[[f64; 2]], tables: bool) -> (Vec<[i32; 2]>, Vec<String>) {
     let (mut q, mut clamped) = (lib_weights(), vec![]);
     for kind in 0..6 {
@@ -412,8 +410,7 @@ pub fn fit_ks(d: &[Sample], start: &[[f64; 2]]) -> (f64, f64) {
     (fit_k(&evals), ks.unwrap_or(1.0))
 }
 
-/// Full-batch Adam from `start`, the step falling to a tenth of --lr, pulled towards lib.rs's
-/// weights by --reg: the weights best on the held-out games (or the last), and their epoch.
+/// Full-batch Adam from `start`, pulled to lib.rs's by --reg: the best weights on held-out games.
 pub fn fit(
     o: &Options,
     d: &[Sample],

@@ -87,14 +87,12 @@ fn complaint(args: &[&str]) -> String {
 /// when one is given empty (a script's variable that came out empty is no start position).
 fn board(command: &str, words: &[&str]) -> Board {
     let fen = words.join(" ");
-    let fen = match (words.is_empty(), fen.trim().is_empty()) {
-        (true, _) => START.to_string(),
-        (false, true) => fail(&format!(
-            "{command}: the FEN is empty (leave it out for the start position)"
-        )),
-        (false, false) => fen,
-    };
-    parse_fen(&fen).unwrap_or_else(|e| fail(&format!("{command}: bad FEN: {e}")))
+    if !words.is_empty() && fen.trim().is_empty() {
+        let empty = format!("{command}: the FEN is empty (leave it out for the start position)");
+        fail(&empty);
+    }
+    let fen = if words.is_empty() { START } else { &fen };
+    parse_fen(fen).unwrap_or_else(|e| fail(&format!("{command}: bad FEN: {e}")))
 }
 
 /// A depth argument within `range`, or the complaint.

@@ -116,10 +116,8 @@ impl Row {
         let tc = valid_tc(a.get("--tc").unwrap_or("10+0.1"), "10+0.1")?.to_string();
         let games = a.number("--games", 80, 2, 100_000)?;
         if games % 2 != 0 {
-            return Err(format!(
-                "--games takes an even number (each opening is played with both colours), not \
-                 {games}"
-            ));
+            let why = "each opening is played with both colours";
+            return Err(format!("--games takes an even number ({why}), not {games}"));
         }
         let given = |flag, found: Option<String>, or: &str| {
             a.get(flag).map(String::from).or(found).unwrap_or(or.into())

@@ -34,8 +34,7 @@ impl Sample {
         }
         let ph = self.position.phase as f64 / FULL_PHASE as f64;
         let eg_share = (1.0 - ph) * self.position.scale(mg, eg).1 as f64 / 128.0;
-        let share = [ph, eg_share];
-        (mg * share[0] + eg * share[1], share)
+        (mg * ph + eg * eg_share, [ph, eg_share])
     }
 }
 
@@ -77,7 +76,6 @@ pub fn options(args: &[String]) -> Result<Options, String> {
         Some(list) => list.split(',').map(group).collect::<Result<_, _>>()?,
     };
     let lambda = a.get("--lambda").map(|x| number("--lambda", x, 0.0, 1.0));
-    let lambda = lambda.transpose()?;
     Ok(Options {
         file: file.clone(),
         epochs: a.number("--epochs", 1000, 1, 1 << 30)?,
@@ -88,7 +86,7 @@ pub fn options(args: &[String]) -> Result<Options, String> {
         threads: a.number("--threads", cores, 1, 256)?,
         report: a.number("--report", 10, 1, usize::MAX)?,
         dump: a.number("--dump", 250, 1, usize::MAX)?,
-        lambda,
+        lambda: lambda.transpose()?,
         tables: a.has("--tables"),
         keep_values: a.has("--keep-values"),
         drop,
@@ -296,9 +294,8 @@ pub fn quantize(w: &[[f64; 2]], tables: bool) -> (Vec<[i32; 2]>, Vec<String>) {
 
 /// The weights as lib.rs's `VALUE`, `TABLES` and `W`, the last line by line as lib.rs has it.
 pub fn print_weights(q: &[[i32; 2]]) -> String {
-    let values: Vec<String> = (0..12)
-        .map(|i| q[MATERIAL + i / 2][i % 2].to_string())
-        .collect();
+    let value = |i: usize| q[MATERIAL + i / 2][i % 2].to_string();
+    let values: Vec<String> = (0..12).map(value).collect();
     let tables: String = (0..768)
         .map(|i| ((q[PST + i / 128 * 64 + i % 64][i / 64 % 2] + 308) / 4) as u8 as char)
         .collect();
@@ -308,9 +305,8 @@ pub fn print_weights(q: &[[i32; 2]]) -> String {
          pub const W: [i32; {terms}] = [\n"
     );
     for (l, (_, comment, _)) in W_LINES.iter().enumerate() {
-        let weights: Vec<String> = line(l)
-            .map(|i| format!("s({}, {}),", q[i][0], q[i][1]))
-            .collect();
+        let weight = |i: usize| format!("s({}, {}),", q[i][0], q[i][1]);
+        let weights: Vec<String> = line(l).map(weight).collect();
         text += &format!("    {} // {comment}\n", weights.join(" "));
     }
     text + "];"
@@ -410,14 +406,11 @@ pub fn fit_ks(d: &[Sample], start: &[[f64; 2]]) -> (f64, f64) {
     (fit_k(&evals), ks.unwrap_or(1.0))
 }
 
+/// The weights fitted, and the epoch they are of.
+pub type Fitted = (Vec<[f64; 2]>, usize);
+
 /// Full-batch Adam from `start`, pulled to lib.rs's by --reg: the best weights on held-out games.
-pub fn fit(
-    o: &Options,
-    d: &[Sample],
-    valid: &[Sample],
-    k: f64,
-    start: &[[f64; 2]],
-) -> (Vec<[f64; 2]>, usize) {
+pub fn fit(o: &Options, d: &[Sample], valid: &[Sample], k: f64, start: &[[f64; 2]]) -> Fitted {
     let (b1, b2, eps): (f64, f64, f64) = (0.9, 0.999, 1e-8);
     // the weights `o` lets move
     let free = |i: &usize| {
@@ -443,14 +436,12 @@ pub fn fit(
         }
         if epoch % o.report == 0 || epoch == 1 || epoch == o.epochs {
             let secs = clock.elapsed().as_secs_f64();
-            let mut held = String::new();
-            if !valid.is_empty() {
-                let e = gradient(valid, &w, k, o.threads).0;
-                if e < best_error {
-                    (best, best_error, best_epoch) = (w.clone(), e, epoch);
-                }
-                held = format!(" held out {e:.6}");
+            // without held-out games the last epoch's weights are the best
+            let e = (!valid.is_empty()).then(|| gradient(valid, &w, k, o.threads).0);
+            if e.is_none_or(|e| e < best_error) {
+                (best, best_error, best_epoch) = (w.clone(), e.unwrap_or(f64::MAX), epoch);
             }
+            let held = e.map_or(String::new(), |e| format!(" held out {e:.6}"));
             let each = secs / epoch as f64;
             say!("epoch {epoch} error {err:.6}{held} time {secs:.1} s ({each:.3} s an epoch)");
         }
@@ -461,10 +452,7 @@ pub fn fit(
         }
         let _ = std::io::stdout().flush();
     }
-    match valid.is_empty() {
-        true => (w, o.epochs),
-        false => (best, best_epoch),
-    }
+    (best, best_epoch)
 }
 
 /// Each feature's typical count (root mean square, at least 1): Adam's step is divided by it.

@@ -11,17 +11,13 @@ pub const MAX_INCREMENT: f64 = 60.0;
 pub struct Clock {
     pub control: (f64, f64),
     pub left: [i64; 2],
-    since: Instant,
+    at: Instant,
 }
 
 impl Clock {
     pub fn new(control: (f64, f64)) -> Clock {
-        let (left, since) = ([(control.0 * 1000.0) as i64; 2], Instant::now());
-        Clock {
-            control,
-            left,
-            since,
-        }
+        let (left, at) = ([(control.0 * 1000.0) as i64; 2], Instant::now());
+        Clock { control, left, at }
     }
 
     /// As PGN's TimeControl has it: `600+5`.
@@ -37,7 +33,7 @@ impl Clock {
 
     /// Stops `side`'s clock (`moved`: increment added unless `over`); false when its time ran out.
     pub fn punch(&mut self, side: u8, moved: bool, over: bool) -> bool {
-        let spent = std::mem::replace(&mut self.since, Instant::now()).elapsed();
+        let spent = std::mem::replace(&mut self.at, Instant::now()).elapsed();
         let left = &mut self.left[usize::from(side != 8)];
         *left -= i64::from(!over) * spent.as_millis() as i64;
         if over || *left > 0 {

@@ -36,12 +36,11 @@ pub fn explain(board: &Board, w: &[i32]) -> Explanation {
             rows.push(row(name, &|i| features.contains(&i)));
         }
     }
-    let (white, side) = (position.eval(&weights), board.side);
     Explanation {
         rows,
+        white: position.eval(&weights),
+        side: board.side,
         position,
-        white,
-        side,
     }
 }
 

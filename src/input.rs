@@ -63,7 +63,13 @@ fn next_line(input: &mut impl BufRead, max: usize) -> Option<Event> {
 pub fn parse_fen(fen: &str) -> Result<Board, String> {
     let mut fields: Vec<String> = fen.split_whitespace().map(str::to_string).collect();
     if let Some(castling) = fields.get_mut(2) {
-        *castling = standard_castling(castling)?;
+        let lower = castling.to_ascii_lowercase();
+        if let Some(f) = lower.chars().find(|c| "bcdefg".contains(*c)) {
+            let why = "is Chess960, which rmax does not play";
+            return Err(format!("castling with the rook on the {f} file {why}"));
+        }
+        let standard = |c: char| "HAha".find(c).map_or(c, |i| b"KQkq"[i] as char);
+        *castling = castling.chars().map(standard).collect();
     }
     for (i, what) in [(4, "half-move clock"), (5, "full-move number")] {
         let n = fields.get(i).map_or("0", String::as_str);
@@ -72,19 +78,7 @@ pub fn parse_fen(fen: &str) -> Result<Board, String> {
         }
     }
     let board = Board::from_fen(&fields.join(" ")).map_err(|e| clean(&e, 120))?;
-    check_material(&board)?;
-    Ok(board)
-}
-
-fn standard_castling(field: &str) -> Result<String, String> {
-    let letter = |c: char| match c {
-        'B'..='G' | 'b'..='g' => Err(format!(
-            "castling with the rook on the {} file is Chess960, which rmax does not play",
-            c.to_ascii_lowercase()
-        )),
-        _ => Ok("HAha".find(c).map_or(c, |i| b"KQkq"[i] as char)),
-    };
-    field.chars().map(letter).collect()
+    check_material(&board).map(|()| board)
 }
 
 /// At most 16 men and 8 pawns a side, and no more promoted pieces than missing pawns.

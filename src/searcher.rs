@@ -26,7 +26,7 @@ const SMP_MIN_MS: u64 = 100;
 pub struct Outcome {
     pub best: Option<Move>,
     pub info: Info,
-    pub threads: Vec<u64>,
+    pub nodes: Vec<u64>,
 }
 
 /// A search's move (None: there is none) and its line's info.
@@ -80,9 +80,7 @@ impl Searcher {
         let (lim, mate, mut rule) = (plan.lim, plan.mate, plan.rule);
         let alone = level.is_some() || lim.hard < SMP_MIN_MS;
         let threads = if alone { 1 } else { self.threads };
-        if let Some(rule) = &mut rule {
-            rule.on_threads(threads);
-        }
+        rule.iter_mut().for_each(|rule| rule.on_threads(threads));
         let found = move |i: &Info| match Score::of(i.score) {
             Score::Mate(m) => i.multipv <= 1 && mate.is_some_and(|n| i64::from(m.abs()) <= n),
             Score::Cp(_) => false,
@@ -102,12 +100,8 @@ impl Searcher {
             };
             engine.report = None;
             let helpers = helpers.iter().map(|h| h.nodes);
-            let threads = std::iter::once(engine.nodes).chain(helpers).collect();
-            Some(Outcome {
-                best,
-                info,
-                threads,
-            })
+            let nodes = std::iter::once(engine.nodes).chain(helpers).collect();
+            Some(Outcome { best, info, nodes })
         }));
     }
 

@@ -196,11 +196,8 @@ impl StopRule {
         let share = i.best_nodes.saturating_mul(self.threads) as f64 / iteration as f64;
         self.nodes = i.nodes;
         let started = self.started.load(Relaxed);
-        let factor = match self.scaled {
-            true => time_factor(self.stable, fall, share),
-            false => 1.0,
-        };
-        let stop_after = (self.budget.base as f64 * factor) as u64;
+        let factor = self.scaled.then(|| time_factor(self.stable, fall, share));
+        let stop_after = (self.budget.base as f64 * factor.unwrap_or(1.0)) as u64;
         let stop_after = stop_after.clamp(1, self.budget.most);
         // (pondering: our clock has not started)
         started < u64::MAX && i.ms.saturating_sub(started) >= stop_after

@@ -267,7 +267,7 @@ impl Uci {
             return;
         };
         if self.debug {
-            let nodes: Vec<String> = outcome.threads.iter().map(u64::to_string).collect();
+            let nodes: Vec<String> = outcome.nodes.iter().map(u64::to_string).collect();
             let n = nodes.len();
             say!("info string threads {n} nodes {}", nodes.join(" "));
         }

@@ -203,9 +203,8 @@ fn wrap(units: &[String], width: usize) -> String {
 }
 
 pub fn tag_value<'a>(tags: &'a [Tag], name: &str) -> Option<&'a str> {
-    tags.iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.as_str())
+    let found = tags.iter().find(|(k, _)| k == name);
+    found.map(|(_, v)| v.as_str())
 }
 
 /// A PGN tag: its name and value.
@@ -387,9 +386,8 @@ fn first_position(tags: &[Tag]) -> Result<Game, String> {
     let Some(fen) = tag_value(tags, "FEN") else {
         return Ok(Game::new(start_board()));
     };
-    parse_fen(fen.trim())
-        .map(Game::new)
-        .map_err(|e| format!("bad FEN tag: {e}"))
+    let game = parse_fen(fen.trim()).map(Game::new);
+    game.map_err(|e| format!("bad FEN tag: {e}"))
 }
 
 /// Plays the move `word` (SAN or coordinates), or says which move is wrong.

@@ -36,10 +36,8 @@ use output::{duration, VERSION};
 
 fn main() {
     // args_os: an argument that is not UTF-8 is a bad argument, not a reason to panic
-    let args: Vec<String> = std::env::args_os()
-        .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    let lossy = |a: std::ffi::OsString| a.to_string_lossy().into_owned();
+    let args: Vec<String> = std::env::args_os().skip(1).map(lossy).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     match args.as_slice() {
         [] => interactive(),

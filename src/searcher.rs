@@ -337,12 +337,11 @@ fn perft(board: &Board, depth: u32, stop: &AtomicBool) -> Option<u64> {
     if stop.load(Relaxed) {
         return None;
     }
+    let below = |m| perft(&board.after(m), depth - 1, stop);
     let moves = board.gen(false);
     match depth {
         0 => Some(1),
         1 => Some(moves.len() as u64),
-        _ => (moves.into_iter())
-            .map(|m| perft(&board.after(m), depth - 1, stop))
-            .sum(),
+        _ => moves.into_iter().map(below).sum(),
     }
 }

@@ -462,9 +462,8 @@ impl Terminal {
 
     /// The longest a paced move (and a hint) takes: the person's `time`, else pace::MAX_MS.
     fn pace_ms(&self) -> u64 {
-        self.ms
-            .filter(|_| self.depth.is_none())
-            .unwrap_or(pace::MAX_MS)
+        let ms = self.ms.filter(|_| self.depth.is_none());
+        ms.unwrap_or(pace::MAX_MS)
     }
 
     fn set_threads(&mut self, arg: &str) {

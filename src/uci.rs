@@ -341,6 +341,7 @@ fn parse_go<'a>(
     ask: &mut Ask,
 ) -> (HashMap<&'a str, i64>, Vec<String>, bool) {
     let (mut numbers, mut errors, mut bad_clock) = (HashMap::new(), vec![], false);
+    let numeric = |w: &str| NUMERIC.split(' ').any(|n| n == w);
     let keyword = |w: &&&str| numeric(w) || ["infinite", "ponder", "searchmoves"].contains(w);
     let mut words = args.iter().peekable();
     while let Some(&word) = words.next() {
@@ -368,10 +369,6 @@ fn parse_go<'a>(
         }
     }
     (numbers, errors, bad_clock)
-}
-
-fn numeric(word: &str) -> bool {
-    NUMERIC.split(' ').any(|n| n == word)
 }
 
 /// A tune build's search constant (`src/tools/params.rs`).

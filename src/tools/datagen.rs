@@ -85,9 +85,8 @@ pub fn describe(o: &Options) -> String {
     let Some((teacher, nodes, depth)) = &o.label else {
         return "no labels".into();
     };
-    let by = teacher
-        .as_ref()
-        .map_or("rmax".into(), |c| format!("teacher {c:?}"));
+    let by = teacher.as_ref().map(|c| format!("teacher {c:?}"));
+    let by = by.unwrap_or("rmax".into());
     let nodes = nodes.map(|n| format!("{n} nodes")).into_iter();
     let limits: Vec<String> = nodes.chain(depth.map(|d| format!("depth {d}"))).collect();
     format!("labels by {by} at {}", limits.join(" or "))
@@ -190,10 +189,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         }
     });
     // the threads are done and their teachers gone
-    match run.error.into_inner().unwrap() {
-        Some(e) => stop(&e),
-        None => Ok(()),
-    }
+    run.error.into_inner().unwrap().map_or(Ok(()), |e| stop(&e))
 }
 
 pub fn stop(msg: &str) -> ! {
@@ -234,9 +230,8 @@ pub fn play_games(run: &Run, mut labeller: Option<Labeller>) -> Result<(), Strin
         let secs = run.start.elapsed().as_secs_f64().max(1e-3);
         let left = secs * (run.o.games - *games) as f64 / *games as f64;
         let eta = (*games < run.o.games).then(|| format!(", ETA {}", duration(left)));
-        let eta = eta.unwrap_or_default();
         let ([w, d, l], speed, total) = (*results, *positions as f64 / secs, run.o.games);
-        let time = duration(secs);
+        let (time, eta) = (duration(secs), eta.unwrap_or_default());
         eprintln!(
             "{games}/{total} games (+{w} ={d} -{l}), {positions} positions, {speed:.0} \
              positions/s, {time}{eta}"

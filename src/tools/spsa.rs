@@ -529,9 +529,8 @@ pub fn apply(state: &State) -> Result<(), String> {
         fs::read_to_string(path).map_err(e)
     };
     let (new_lib, new_tuning) = apply_values(&read(lib)?, &read(tuning)?, &rounded(state))?;
-    fs::write(lib, new_lib)
-        .and_then(|()| fs::write(tuning, new_tuning))
-        .map_err(|e| format!("cannot write src/lib.rs or src/tools/params.rs: {e}"))?;
+    let written = fs::write(lib, new_lib).and_then(|()| fs::write(tuning, new_tuning));
+    written.map_err(|e| format!("cannot write src/lib.rs or src/tools/params.rs: {e}"))?;
     say!(
         "rmax spsa: applied to src/lib.rs and src/tools/params.rs. Now `cargo fmt`, `cargo test \
          --release --test tools`, rebuild, and verify with a match (the README's SPSA section)."
@@ -592,11 +591,6 @@ pub fn save(file: &Path, state: &State, [w, d, l]: [u32; 3]) -> std::io::Result<
     let log = options.create(true).write(true).append(!new).truncate(new);
     log.open(with_suffix(file, ".log"))?
         .write_all(line.as_bytes())
-}
-
-/// `1 iteration`, `2000 iterations`.
-pub fn count(n: u32, thing: &str) -> String {
-    format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
 }
 
 /// Plays the run to its end, a line after each iteration: plus's games, the values after it.
@@ -662,6 +656,7 @@ pub fn run(args: &[String]) -> Result<(), (i32, String)> {
         let names: Vec<&str> = s.params.iter().map(|p| p.name).collect();
         let resuming = format!(" (resuming after iteration {})", state.done);
         let resuming = if state.done > 0 { &resuming[..] } else { "" };
+        let count = |n: u32, thing| format!("{n} {thing}{}", if n == 1 { "" } else { "s" });
         let constants = count(names.len() as u32, "constant");
         let iterations = count(s.iterations, "iteration");
         let pairs = count(s.pairs, "game pair");

@@ -26,11 +26,9 @@ pub struct Teacher {
 impl Teacher {
     pub fn start(command: &str, go: String) -> Result<Teacher, String> {
         let name = format!("teacher {command:?}");
-        let mut child = Command::new(command)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start {name}: {e}"))?;
+        let mut run = Command::new(command);
+        let child = run.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn();
+        let mut child = child.map_err(|e| format!("cannot start {name}: {e}"))?;
         let stdout = child.stdout.take().expect("piped");
         // bounded: a program that floods its output waits instead of filling memory
         let (tx, lines) = sync_channel(256);

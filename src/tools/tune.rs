@@ -296,9 +296,8 @@ pub fn quantize(w: &[[f64; 2]], tables: bool) -> (Vec<[i32; 2]>, Vec<String>) {
 pub fn print_weights(q: &[[i32; 2]]) -> String {
     let value = |i: usize| q[MATERIAL + i / 2][i % 2].to_string();
     let values: Vec<String> = (0..12).map(value).collect();
-    let tables: String = (0..768)
-        .map(|i| ((q[PST + i / 128 * 64 + i % 64][i / 64 % 2] + 308) / 4) as u8 as char)
-        .collect();
+    let entry = |i: usize| ((q[PST + i / 128 * 64 + i % 64][i / 64 % 2] + 308) / 4) as u8 as char;
+    let tables: String = (0..768).map(entry).collect();
     let (values, terms) = (values.join(", "), W.len());
     let mut text = format!(
         "pub const VALUE: [i32; 12] = [{values}];\npub const TABLES: &str = r\"{tables}\";\n\

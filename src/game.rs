@@ -169,8 +169,7 @@ impl PgnGame {
         let escape = |v: &str| v.replace('\\', "\\\\").replace('"', "\\\"");
         let tag = |(k, v): &(String, String)| format!("[{k} \"{}\"]\n", escape(v));
         let tags: String = self.tags.iter().map(tag).collect();
-        let mut units = vec![];
-        let mut noted = false; // the move before had words after it: Black's needs its number
+        let (mut units, mut noted) = (vec![], false); // noted: words after the last move (then a number)
         let moves = self.game.positions().zip(&self.game.moves).enumerate();
         for (i, (board, &m)) in moves {
             if board.side == 8 || i == 0 || noted {
@@ -194,10 +193,8 @@ fn wrap(units: &[String], width: usize) -> String {
         if !line.is_empty() && line.chars().count() + 1 + unit.chars().count() > width {
             text += &(std::mem::take(&mut line) + "\n");
         }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line += unit;
+        let space = if line.is_empty() { "" } else { " " };
+        line = format!("{line}{space}{unit}");
     }
     text + &line
 }
@@ -309,11 +306,10 @@ pub fn read_tags(text: &str) -> Vec<Vec<Tag>> {
     let (mut games, mut in_tags) = (Vec::<Vec<_>>::new(), false);
     for token in tokens(text) {
         let tag = matches!(token, Token::Tag(..));
-        if let Token::Tag(k, v) = token {
-            if !in_tags {
-                games.push(vec![]); // a game's first tag
-            }
-            games.last_mut().expect("a game begun").push((k, v));
+        match token {
+            Token::Tag(k, v) if in_tags => games.last_mut().expect("a game begun").push((k, v)),
+            Token::Tag(k, v) => games.push(vec![(k, v)]), // a game's first tag
+            _ => {}
         }
         in_tags = tag;
     }
@@ -349,16 +345,15 @@ fn read_moves(tags: &[Tag], tokens: &mut Tokens, strict: bool) -> Result<(Game, 
     let mut game = first_position(tags)?;
     // a movetext without its result token: the Result tag stands, if it is one
     let tagged = tag_value(tags, "Result").filter(|r| ["1-0", "0-1", "1/2-1/2"].contains(r));
+    let cut = strict && tagged.is_none();
     loop {
         match tokens.next_if(|t| !matches!(t, Token::Tag(..))) {
             Some(Token::Word(word)) => play(&mut game, &word)?,
             Some(Token::Result(result)) => return Ok((game, result)),
             Some(Token::Bad(e)) => return Err(e),
-            _ if tagged.is_some() => return Ok((game, tagged.unwrap_or("*").into())),
-            None if tokens.peek().is_none() && !game.moves.is_empty() => {
-                return Ok((game, "*".into()))
+            _ if !cut || tokens.peek().is_none() && !game.moves.is_empty() => {
+                return Ok((game, tagged.unwrap_or("*").into()));
             }
-            _ if !strict => return Ok((game, "*".into())),
             _ => {
                 let results = "no result (1-0, 0-1, 1/2-1/2, *)";
                 let cut = match game.last_numbered() {

@@ -66,30 +66,101 @@ const COMMANDS: [Command; 28] = [
     (&["go"], |t, _| t.choose_side(t.game.board().side ^ 24)),
     (&["white"], |t, _| t.choose_side(8)),
     (&["black"], |t, _| t.choose_side(16)),
-    (&["hint"], |t, _| t.hint()),
+    (&["hint"], |t, _| {
+        let (board, keys, mut ask) = (*t.game.board(), t.game.keys(), Ask::default());
+        ask.movetime = Some(t.pace_ms().min(HINT_MS) as i64);
+        let engine = t.search.engine();
+        (engine.stop, engine.report) = (Arc::default(), None);
+        if let (Some(m), info) = engine.think(&board, &keys, plan(ask).lim) {
+            let score = Score::white(info.score, board.side).pawns();
+            say!("Hint: {} ({score})", numbered(&board, m));
+        }
+    }),
     (&["resign"], |t, _| {
         t.game.resigned = Some(t.human);
         t.next();
     }),
-    (&["time"], Terminal::set_time),
+    (&["time"], |t, arg| {
+        let positive = |s: &f64| *s > 0.0 && s.is_finite();
+        let Some(s) = arg.parse().ok().filter(positive) else {
+            return say!("time needs the seconds per move, e.g. time 2 or time 0.5");
+        };
+        if s > MAX_SECONDS {
+            say!("rmax thinks at most an hour per move: time {MAX_SECONDS}.");
+        }
+        let ms = (s.min(MAX_SECONDS) * 1000.0).max(1.0) as u64;
+        (t.ms, t.depth, t.clock) = (Some(ms), None, None);
+        say!("{}.", t.limit_text());
+    }),
     (&["clock"], Terminal::set_clock),
-    (&["depth"], Terminal::set_depth),
+    (&["depth"], |t, arg| {
+        let Some(depth @ 1..=MAX_DEPTH) = int(arg) else {
+            return say!("depth needs a number of plies from 1 to {MAX_DEPTH}, e.g. depth 6");
+        };
+        (t.depth, t.clock) = (Some(depth), None);
+        let limit = t.limit_text();
+        say!("{limit}, however long it takes (Enter: move now).");
+    }),
     (&["level"], Terminal::set_level),
-    (&["pace"], Terminal::set_pace),
-    (&["threads"], Terminal::set_threads),
+    (&["pace"], |t, arg| {
+        let Some(on) = on_off(arg) else {
+            return say!("pace on or pace off: at a level, a person's time for a move, or none.");
+        };
+        t.pace = on;
+        let most = t.pace_ms() as f64 / 1000.0;
+        match on {
+            true => say!("At a level, rmax takes a person's time for a move (at most {most} s)."),
+            false => say!("At a level, rmax moves as soon as it has chosen."),
+        }
+    }),
+    (&["threads"], |t, arg| {
+        let Some(n @ 1..) = int(arg).filter(|&n| n <= MAX_THREADS as i64) else {
+            return say!("threads needs a number from 1 to {MAX_THREADS}, e.g. threads 2");
+        };
+        t.search.set_threads(n as usize);
+        let s = if n == 1 { "" } else { "s" };
+        let level = usize::from(t.level.is_some() && n > 1);
+        let level = ["", " (at full strength: a level plays on one)"][level];
+        say!("rmax searches on {n} thread{s}{level}.");
+    }),
     (&["analyse", "analyze"], Terminal::analyse),
     (&["board"], |t, _| t.show()),
-    (&["eval"], Terminal::eval),
+    (&["eval"], |t, fen| match parse_fen(fen) {
+        _ if fen.is_empty() => say!("{}", explain(t.game.board(), &W)),
+        Ok(board) => say!("{}", explain(&board, &W)),
+        Err(e) => say!("Bad FEN: {e} (eval alone: the position now)"),
+    }),
     (&["flip"], |t, _| {
         t.flip = !t.flip;
         t.show();
     }),
-    (&["unicode"], Terminal::set_unicode),
-    (&["moves"], |t, _| t.list_moves()),
+    (&["unicode"], |t, arg| {
+        let Some(on) = on_off(arg) else {
+            return say!("unicode on or unicode off: chess symbols for the pieces, or letters.");
+        };
+        t.unicode = on;
+        t.show();
+    }),
+    (&["moves"], |t, _| {
+        let board = t.game.board();
+        let moves: Vec<String> = board.gen(false).iter().map(|&m| san(board, m)).collect();
+        say!("{} legal moves: {}", moves.len(), moves.join(" "));
+    }),
     (&["fen"], |t, fen| t.setboard(fen, true)),
     (&["setboard"], |t, fen| t.setboard(fen, false)),
     (&["pgn"], |t, _| say!("{}", t.pgn())),
-    (&["name"], Terminal::set_name),
+    (&["name"], |t, arg| {
+        if arg.is_empty() {
+            let now = &t.name;
+            return say!("name needs your name, e.g. name Ada Lovelace (now: {now}).");
+        }
+        t.name = short(arg);
+        let side = ["White", "Black"][usize::from(t.human != 8)]; // a loaded game's tag too
+        if let Some(tag) = t.tags.iter_mut().find(|tag| tag.0 == side) {
+            tag.1 = t.name.clone();
+        }
+        say!("Your name in the game's PGN: {}.", t.name);
+    }),
     (&["save"], Terminal::save),
     (&["load"], Terminal::load),
     (&["review"], Terminal::review),
@@ -369,14 +440,6 @@ impl Terminal {
         }
     }
 
-    fn eval(&mut self, fen: &str) {
-        match parse_fen(fen) {
-            _ if fen.is_empty() => say!("{}", explain(self.game.board(), &W)),
-            Ok(board) => say!("{}", explain(&board, &W)),
-            Err(e) => say!("Bad FEN: {e} (eval alone: the position now)"),
-        }
-    }
-
     fn review(&mut self, arg: &str) {
         let budget = match split_word(arg) {
             ("", _) => Ok(Effort::Nodes(NODES)),
@@ -393,36 +456,6 @@ impl Terminal {
                 self.reviewed = Some((self.pgn(), annotated));
             }
         }
-    }
-
-    fn set_unicode(&mut self, arg: &str) {
-        let Some(on) = on_off(arg) else {
-            return say!("unicode on or unicode off: chess symbols for the pieces, or letters.");
-        };
-        self.unicode = on;
-        self.show();
-    }
-
-    fn set_depth(&mut self, arg: &str) {
-        let Some(depth @ 1..=MAX_DEPTH) = int(arg) else {
-            return say!("depth needs a number of plies from 1 to {MAX_DEPTH}, e.g. depth 6");
-        };
-        (self.depth, self.clock) = (Some(depth), None);
-        let limit = self.limit_text();
-        say!("{limit}, however long it takes (Enter: move now).");
-    }
-
-    fn set_time(&mut self, arg: &str) {
-        let positive = |s: &f64| *s > 0.0 && s.is_finite();
-        let Some(s) = arg.parse().ok().filter(positive) else {
-            return say!("time needs the seconds per move, e.g. time 2 or time 0.5");
-        };
-        if s > MAX_SECONDS {
-            say!("rmax thinks at most an hour per move: time {MAX_SECONDS}.");
-        }
-        let ms = (s.min(MAX_SECONDS) * 1000.0).max(1.0) as u64;
-        (self.ms, self.depth, self.clock) = (Some(ms), None, None);
-        say!("{}.", self.limit_text());
     }
 
     fn set_level(&mut self, arg: &str) {
@@ -448,39 +481,10 @@ impl Terminal {
         say!("rmax plays like a player rated {elo} (at most {nodes} nodes a move, {pick}) and {pace}.");
     }
 
-    fn set_pace(&mut self, arg: &str) {
-        let Some(on) = on_off(arg) else {
-            return say!("pace on or pace off: at a level, a person's time for a move, or none.");
-        };
-        self.pace = on;
-        let most = self.pace_ms() as f64 / 1000.0;
-        match on {
-            true => say!("At a level, rmax takes a person's time for a move (at most {most} s)."),
-            false => say!("At a level, rmax moves as soon as it has chosen."),
-        }
-    }
-
     /// The longest a paced move (and a hint) takes: the person's `time`, else pace::MAX_MS.
     fn pace_ms(&self) -> u64 {
         let ms = self.ms.filter(|_| self.depth.is_none());
         ms.unwrap_or(pace::MAX_MS)
-    }
-
-    fn set_threads(&mut self, arg: &str) {
-        let Some(n @ 1..) = int(arg).filter(|&n| n <= MAX_THREADS as i64) else {
-            return say!("threads needs a number from 1 to {MAX_THREADS}, e.g. threads 2");
-        };
-        self.search.set_threads(n as usize);
-        let s = if n == 1 { "" } else { "s" };
-        let level = usize::from(self.level.is_some() && n > 1);
-        let level = ["", " (at full strength: a level plays on one)"][level];
-        say!("rmax searches on {n} thread{s}{level}.");
-    }
-
-    fn list_moves(&self) {
-        let board = self.game.board();
-        let moves: Vec<String> = board.gen(false).iter().map(|&m| san(board, m)).collect();
-        say!("{} legal moves: {}", moves.len(), moves.join(" "));
     }
 
     fn save(&mut self, path: &str) {
@@ -664,31 +668,6 @@ impl Terminal {
         };
         self.record()
             .pgn(&self.clocks.iter().map(note).collect::<Vec<_>>())
-    }
-
-    /// `name Ada Lovelace`: the person's name in the PGN (a loaded game's tag too).
-    fn set_name(&mut self, arg: &str) {
-        if arg.is_empty() {
-            let now = &self.name;
-            return say!("name needs your name, e.g. name Ada Lovelace (now: {now}).");
-        }
-        self.name = short(arg);
-        let side = ["White", "Black"][usize::from(self.human != 8)];
-        if let Some(tag) = self.tags.iter_mut().find(|t| t.0 == side) {
-            tag.1 = self.name.clone();
-        }
-        say!("Your name in the game's PGN: {}.", self.name);
-    }
-
-    fn hint(&mut self) {
-        let (board, keys, mut ask) = (*self.game.board(), self.game.keys(), Ask::default());
-        ask.movetime = Some(self.pace_ms().min(HINT_MS) as i64);
-        let engine = self.search.engine();
-        (engine.stop, engine.report) = (Arc::default(), None);
-        if let (Some(m), info) = engine.think(&board, &keys, plan(ask).lim) {
-            let score = Score::white(info.score, board.side).pawns();
-            say!("Hint: {} ({score})", numbered(&board, m));
-        }
     }
 
     fn human_move(&mut self, text: &str) {

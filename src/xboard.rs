@@ -12,9 +12,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// Commands that need no answer and change nothing here (rmax does not ponder in xboard).
-const IGNORED: [&str; 15] = [
+const IGNORED: [&str; 16] = [
     "", "xboard", "accepted", "rejected", "random", "computer", "name", "rating", "ics", "otim",
-    "hard", "easy", "draw", "hint", "bk",
+    "hard", "easy", "draw", "hint", "bk", ".",
 ];
 
 pub struct Xboard {
@@ -82,6 +82,7 @@ impl Xboard {
     fn command(&mut self, line: &str) -> bool {
         let (cmd, arg) = split_word(line);
         match cmd {
+            "." if self.analysing => self.analysis_status(),
             _ if IGNORED.contains(&cmd) => {}
             // what rmax can do (`smp=1`: it takes `cores`), and its one option, analysis's lines
             "protover" => say!(
@@ -98,9 +99,7 @@ impl Xboard {
                 self.abort();
                 (self.analysing, self.plays) = (false, None); // as after `force`
             }
-            "." if self.analysing => self.analysis_status(),
-            "." | "?" | "go" if self.analysing => {}
-            "." => {}
+            "?" | "go" if self.analysing => {}
             "memory" | "cores" => self.resources(cmd, arg),
             "force" | "result" => {
                 self.abort();

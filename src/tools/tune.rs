@@ -6,6 +6,7 @@ use super::features::{
 };
 use rmax::{Board, W};
 use std::io::Write;
+use std::ops::Range;
 use std::time::Instant;
 
 pub const USAGE: &str =
@@ -165,7 +166,7 @@ pub fn check(path: &str, perturb: bool) {
 pub fn parallel<T: Send>(
     n: usize,
     threads: usize,
-    f: impl Fn(std::ops::Range<usize>) -> T + Sync,
+    f: impl Fn(Range<usize>) -> T + Sync,
     sum: impl Fn(T, T) -> T,
 ) -> T {
     let chunk = n.div_ceil(threads).max(1);
@@ -182,10 +183,8 @@ pub fn parallel<T: Send>(
 /// The positions of `path` (at most `limit`), read in parallel; bad lines skipped, and said.
 pub fn load(path: &str, limit: usize, threads: usize) -> Vec<Sample> {
     let lines: Vec<String> = read_lines(path).into_iter().take(limit).collect();
-    let read = |range: std::ops::Range<usize>| {
-        let samples = lines[range].iter().map(|l| sample(l).ok_or(l));
-        samples.collect::<Vec<_>>()
-    };
+    let read =
+        |r: Range<usize>| -> Vec<_> { lines[r].iter().map(|l| sample(l).ok_or(l)).collect() };
     let both = |a: Vec<_>, b: Vec<_>| a.into_iter().chain(b).collect::<Vec<_>>();
     let all = parallel(lines.len(), threads, read, both);
     let (good, skipped): (Vec<_>, Vec<_>) = all.into_iter().partition(Result::is_ok);
@@ -214,7 +213,7 @@ pub fn set_targets(data: &mut [Sample], k: f64, lambda: f64) {
 /// The mean squared error of the weights with the eval's K, and its gradient by each weight.
 pub fn gradient(d: &[Sample], w: &[[f64; 2]], k: f64, threads: usize) -> (f64, Vec<[f64; 2]>) {
     let slope = k * std::f64::consts::LN_10 / 400.0;
-    let part = |range: std::ops::Range<usize>| {
+    let part = |range: Range<usize>| {
         let (mut error, mut g) = (0.0, vec![[0.0; 2]; FEATURES]);
         for s in &d[range] {
             let (eval, share) = s.eval(w);

@@ -61,18 +61,16 @@ impl Teacher {
     /// The score of the position `fen`, from the side to move's view (a mate: +-MATE).
     pub fn score(&mut self, fen: &str) -> Result<i32, String> {
         self.send(&format!("position fen {fen}"))?;
-        let go = self.go.clone();
+        let (go, name) = (self.go.clone(), self.name.clone());
         self.send(&go)?;
         let mut last: Option<(i32, bool)> = None;
         loop {
             let line = self.next_line(Instant::now() + SILENCE, &go)?;
             if line.starts_with("bestmove") {
-                let name = &self.name;
                 let none = || format!("{name} gave no score for {fen} (answer: {line})");
                 return last.map(|(score, _)| score).ok_or_else(none);
             }
-            let read =
-                info_score(&line).map_err(|e| format!("{} answered garbage: {e}", self.name));
+            let read = info_score(&line).map_err(|e| format!("{name} answered garbage: {e}"));
             if let Some((score, exact)) = read? {
                 if exact || !last.is_some_and(|(_, was_exact)| was_exact) {
                     last = Some((score, exact));

@@ -92,7 +92,23 @@ const COMMANDS: [Command; 28] = [
         (t.ms, t.depth, t.clock) = (Some(ms), None, None);
         say!("{}.", t.limit_text());
     }),
-    (&["clock"], Terminal::set_clock),
+    (&["clock"], |t, arg| {
+        let control = read_control(arg.trim()).filter(|_| arg.contains('+'));
+        t.clock = match control {
+            Some((None, m, s)) if m > 0.0 && m <= MAX_MINUTES && s <= MAX_INCREMENT => {
+                Some(Clock::new((m * 60.0, s)))
+            }
+            _ if arg.eq_ignore_ascii_case("off") => None,
+            _ => return say!("clock needs minutes each + seconds added a move (at most {MAX_MINUTES}+{MAX_INCREMENT}), e.g. clock 10+5 or clock 0.5+0; or clock off"),
+        };
+        let Some(c) = t.clock else {
+            return say!("The clock is off: {}.", t.limit_text());
+        };
+        let (each, inc, control) = (face(c.left[0]), c.control.1, c.control());
+        say!(
+            "On the clock: {each} each, {inc} s added a move ({control}); clock off: back to time."
+        );
+    }),
     (&["depth"], |t, arg| {
         let Some(depth @ 1..=MAX_DEPTH) = int(arg) else {
             return say!("depth needs a number of plies from 1 to {MAX_DEPTH}, e.g. depth 6");
@@ -101,7 +117,27 @@ const COMMANDS: [Command; 28] = [
         let limit = t.limit_text();
         say!("{limit}, however long it takes (Enter: move now).");
     }),
-    (&["level"], Terminal::set_level),
+    (&["level"], |t, arg| {
+        if arg.eq_ignore_ascii_case("off") {
+            t.level = None;
+            return say!("rmax plays at full strength.");
+        }
+        let Some(level) = int(arg).and_then(Level::new) else {
+            let off = "or off for full strength";
+            return say!("level needs a rating from {ELO_MIN} to {ELO_MAX} (level 1500), {off}.");
+        };
+        t.level = Some(level);
+        let pace = match t.pace {
+            true => "takes a person's time for a move",
+            false => "moves at once (pace on: a person's time)",
+        };
+        let (elo, nodes, margin) = (level.elo, level.nodes, f64::from(level.margin) / 100.0);
+        let pick = match level.lines {
+            1 => "its best line".to_string(),
+            n => format!("one of its {n} best lines up to {margin:.2} pawns below the best"),
+        };
+        say!("rmax plays like a player rated {elo} (at most {nodes} nodes a move, {pick}) and {pace}.");
+    }),
     (&["pace"], |t, arg| {
         let Some(on) = on_off(arg) else {
             return say!("pace on or pace off: at a level, a person's time for a move, or none.");
@@ -161,9 +197,66 @@ const COMMANDS: [Command; 28] = [
         }
         say!("Your name in the game's PGN: {}.", t.name);
     }),
-    (&["save"], Terminal::save),
-    (&["load"], Terminal::load),
-    (&["review"], Terminal::review),
+    (&["save"], |t, path| {
+        let (plies, name) = (t.game.moves.len(), short(path));
+        if path.is_empty() {
+            return say!("save needs a file name, e.g. save game.pgn");
+        }
+        let pgn = t.pgn();
+        let notes = t.reviewed.as_ref().filter(|(game, _)| *game == pgn);
+        let (text, how) = notes.map_or((&pgn, ""), |n| (&n.1, " with the review's notes"));
+        match std::fs::write(path, format!("{text}\n")) {
+            Ok(()) => {
+                say!("Saved the game ({plies} plies){how} to {name}.");
+                t.saved = pgn;
+            }
+            Err(e) => say!("Cannot save to '{name}': {e}"),
+        }
+    }),
+    (&["load"], |t, path| {
+        let name = short(path);
+        if path.is_empty() {
+            return say!("load needs a file name, e.g. load game.pgn");
+        }
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) => return say!("Cannot read '{name}': {e}"),
+        };
+        let game = match parse_fen(text.trim()) {
+            Ok(board) if text.trim().lines().count() == 1 => Ok((Game::new(board), vec![])),
+            _ => read_pgn(&text, false).map(|games| match games.into_iter().next() {
+                Some(g) => (g.game, g.tags),
+                None => (Game::new(start_board()), vec![]),
+            }),
+        };
+        match game {
+            Ok((game, tags)) => {
+                let (plies, side) = (game.moves.len(), colour(game.board().side));
+                say!("Loaded {plies} plies from {name}; you play {side}.");
+                t.set_game(game, None);
+                (t.tags, t.loaded) = (tags, plies);
+                t.saved = t.pgn();
+            }
+            Err(e) => say!("Cannot load '{name}': {e}"),
+        }
+    }),
+    (&["review"], |t, arg| {
+        let budget = match split_word(arg) {
+            ("", _) => Ok(Effort::Nodes(NODES)),
+            ("nodes", n) => Effort::nodes(n).map_err(|e| format!("nodes {e}")),
+            _ => Effort::seconds(arg),
+        };
+        match budget {
+            Err(e) => say!("review {e}, e.g. review 0.2 or review nodes 300000"),
+            Ok(_) if t.game.moves.is_empty() => say!("No moves to review yet."),
+            Ok(budget) => {
+                let record = t.record();
+                let (text, annotated) = review_game(&record, budget);
+                say!("{text}\nsave <file> writes the game with the review's notes.");
+                t.reviewed = Some((t.pgn(), annotated));
+            }
+        }
+    }),
     (&["quit", "exit"], |_, _| {}),
 ];
 /// The commands that need a game still played (else they say it is over).
@@ -440,96 +533,10 @@ impl Terminal {
         }
     }
 
-    fn review(&mut self, arg: &str) {
-        let budget = match split_word(arg) {
-            ("", _) => Ok(Effort::Nodes(NODES)),
-            ("nodes", n) => Effort::nodes(n).map_err(|e| format!("nodes {e}")),
-            _ => Effort::seconds(arg),
-        };
-        match budget {
-            Err(e) => say!("review {e}, e.g. review 0.2 or review nodes 300000"),
-            Ok(_) if self.game.moves.is_empty() => say!("No moves to review yet."),
-            Ok(budget) => {
-                let record = self.record();
-                let (text, annotated) = review_game(&record, budget);
-                say!("{text}\nsave <file> writes the game with the review's notes.");
-                self.reviewed = Some((self.pgn(), annotated));
-            }
-        }
-    }
-
-    fn set_level(&mut self, arg: &str) {
-        if arg.eq_ignore_ascii_case("off") {
-            self.level = None;
-            return say!("rmax plays at full strength.");
-        }
-        let Some(level) = int(arg).and_then(Level::new) else {
-            return say!(
-                "level needs a rating from {ELO_MIN} to {ELO_MAX} (level 1500), or off for full strength."
-            );
-        };
-        self.level = Some(level);
-        let pace = match self.pace {
-            true => "takes a person's time for a move",
-            false => "moves at once (pace on: a person's time)",
-        };
-        let (elo, nodes, margin) = (level.elo, level.nodes, f64::from(level.margin) / 100.0);
-        let pick = match level.lines {
-            1 => "its best line".to_string(),
-            n => format!("one of its {n} best lines up to {margin:.2} pawns below the best"),
-        };
-        say!("rmax plays like a player rated {elo} (at most {nodes} nodes a move, {pick}) and {pace}.");
-    }
-
     /// The longest a paced move (and a hint) takes: the person's `time`, else pace::MAX_MS.
     fn pace_ms(&self) -> u64 {
         let ms = self.ms.filter(|_| self.depth.is_none());
         ms.unwrap_or(pace::MAX_MS)
-    }
-
-    fn save(&mut self, path: &str) {
-        let (plies, name) = (self.game.moves.len(), short(path));
-        if path.is_empty() {
-            return say!("save needs a file name, e.g. save game.pgn");
-        }
-        let pgn = self.pgn();
-        let notes = self.reviewed.as_ref().filter(|(game, _)| *game == pgn);
-        let (text, how) = notes.map_or((&pgn, ""), |n| (&n.1, " with the review's notes"));
-        match std::fs::write(path, format!("{text}\n")) {
-            Ok(()) => {
-                say!("Saved the game ({plies} plies){how} to {name}.");
-                self.saved = pgn;
-            }
-            Err(e) => say!("Cannot save to '{name}': {e}"),
-        }
-    }
-
-    fn load(&mut self, path: &str) {
-        let name = short(path);
-        if path.is_empty() {
-            return say!("load needs a file name, e.g. load game.pgn");
-        }
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) => return say!("Cannot read '{name}': {e}"),
-        };
-        let game = match parse_fen(text.trim()) {
-            Ok(board) if text.trim().lines().count() == 1 => Ok((Game::new(board), vec![])),
-            _ => read_pgn(&text, false).map(|games| match games.into_iter().next() {
-                Some(g) => (g.game, g.tags),
-                None => (Game::new(start_board()), vec![]),
-            }),
-        };
-        match game {
-            Ok((game, tags)) => {
-                let (plies, side) = (game.moves.len(), colour(game.board().side));
-                say!("Loaded {plies} plies from {name}; you play {side}.");
-                self.set_game(game, None);
-                (self.tags, self.loaded) = (tags, plies);
-                self.saved = self.pgn();
-            }
-            Err(e) => say!("Cannot load '{name}': {e}"),
-        }
     }
 
     /// Another game, on a clock both full again; the person plays `human` (None: the side to move).
@@ -539,24 +546,6 @@ impl Terminal {
         self.clock = self.clock.map(|c| Clock::new(c.control));
         self.human = human.unwrap_or(self.game.board().side);
         self.next();
-    }
-
-    fn set_clock(&mut self, arg: &str) {
-        let control = read_control(arg.trim()).filter(|_| arg.contains('+'));
-        self.clock = match control {
-            Some((None, m, s)) if m > 0.0 && m <= MAX_MINUTES && s <= MAX_INCREMENT => {
-                Some(Clock::new((m * 60.0, s)))
-            }
-            _ if arg.eq_ignore_ascii_case("off") => None,
-            _ => return say!("clock needs minutes each + seconds added a move (at most {MAX_MINUTES}+{MAX_INCREMENT}), e.g. clock 10+5 or clock 0.5+0; or clock off"),
-        };
-        let Some(c) = self.clock else {
-            return say!("The clock is off: {}.", self.limit_text());
-        };
-        let (each, inc, control) = (face(c.left[0]), c.control.1, c.control());
-        say!(
-            "On the clock: {each} each, {inc} s added a move ({control}); clock off: back to time."
-        );
     }
 
     /// Has the person's time run out on their turn (rmax not thinking)? The game is then lost.

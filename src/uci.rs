@@ -109,12 +109,32 @@ impl Uci {
                 self.search.new_game();
                 (self.game, self.refused) = (Game::new(start_board()), None);
             }
-            ("position", _) => self.position(args),
+            // after a refused position `go` answers `bestmove 0000`
+            ("position", _) => match game_of(args) {
+                Ok(game) => {
+                    self.conclude();
+                    (self.game, self.refused) = (game, None);
+                }
+                Err(e) => {
+                    say!("info string error: {e}");
+                    self.refused = Some(e);
+                }
+            },
             ("go", _) => self.go(args),
             ("stop", _) => self.conclude(),
             ("ponderhit", _) => self.ponderhit(),
             // not UCI, but as Stockfish: for people and scripts looking into the engine
-            ("eval" | "d", _) => self.inspect(cmd),
+            ("eval" | "d", _) => match (&self.refused, self.game.board()) {
+                (Some(refused), _) => {
+                    let why = format!("the last one was refused: {refused}");
+                    say!("info string error: no position to show ({why})")
+                }
+                (None, board) if cmd == "eval" => say!("{}", explain(board, &W)),
+                (None, board) => {
+                    let shown = diagram(board, false, |_| false, letter);
+                    say!("{shown}\n\nFen: {}\nKey: {:016X}", board.fen(), board.key);
+                }
+            },
             ("quit", _) => return false,
             _ => say!("info string error: unknown command '{}'", short(cmd)),
         }
@@ -157,20 +177,6 @@ impl Uci {
             }
             "Threads" => self.search.set_threads(v as usize),
             _ => {}
-        }
-    }
-
-    /// `position startpos|fen <FEN> [moves ...]`; `go` answers `bestmove 0000` after a refused one.
-    fn position(&mut self, args: &[&str]) {
-        match game_of(args) {
-            Ok(game) => {
-                self.conclude();
-                (self.game, self.refused) = (game, None);
-            }
-            Err(e) => {
-                say!("info string error: {e}");
-                self.refused = Some(e);
-            }
         }
     }
 
@@ -289,21 +295,6 @@ impl Uci {
             (Some(m), Some(p)) if info.pv.first() == Some(&m) => say!("bestmove {m} ponder {p}"),
             (Some(m), _) => say!("bestmove {m}"),
             (None, _) => say!("bestmove 0000"),
-        }
-    }
-
-    /// `eval`: the evaluation explained; `d`: the board, FEN and key (as Stockfish); not refused.
-    fn inspect(&self, cmd: &str) {
-        let board = self.game.board();
-        match &self.refused {
-            Some(refused) => {
-                say!("info string error: no position to show (the last one was refused: {refused})")
-            }
-            None if cmd == "eval" => say!("{}", explain(board, &W)),
-            None => {
-                let shown = diagram(board, false, |_| false, letter);
-                say!("{shown}\n\nFen: {}\nKey: {:016X}", board.fen(), board.key);
-            }
         }
     }
 }

@@ -370,9 +370,8 @@ impl Runner {
         };
         let (n, command) = (state.done + 1, shell_line(&command));
         let last = lines[lines.len().saturating_sub(12)..].join("\n");
-        Err(format!(
-            "iteration {n}: {why}; {kept}.\nThe command: {command}\nIts last lines:\n{last}"
-        ))
+        let e = format!("iteration {n}: {why}; {kept}.\nThe command: {command}");
+        Err(format!("{e}\nIts last lines:\n{last}"))
     }
 
     /// The engine (built first with --build), fastchess and the openings are there.
@@ -410,10 +409,8 @@ impl Runner {
 pub fn engine_takes(answer: &str, engine: &str, params: &[&Param]) -> Result<(), String> {
     for &&Param { name, min, max, .. } in params {
         let option = |line: &str| match line.split_whitespace().collect::<Vec<_>>()[..] {
-            ["option", "name", n, "type", "spin", "default", _, "min", a, "max", b]
-                if n == name =>
-            {
-                Some((a.parse::<i32>().ok()?, b.parse::<i32>().ok()?))
+            ["option", "name", n, "type", "spin", "default", _, "min", a, "max", b] => {
+                Some((a.parse::<i32>().ok()?, b.parse::<i32>().ok()?)).filter(|_| n == name)
             }
             _ => None,
         };
@@ -430,14 +427,17 @@ pub fn engine_takes(answer: &str, engine: &str, params: &[&Param]) -> Result<(),
     Ok(())
 }
 
+/// A constant and a value for it.
+pub type Change = (&'static Param, i32);
+
 /// Each tuned constant with its value rounded, as lib.rs would hold it.
-pub fn rounded(state: &State) -> Vec<(&'static Param, i32)> {
+pub fn rounded(state: &State) -> Vec<Change> {
     let rounded = state.values.iter().map(|(_, theta)| theta.round() as i32);
     state.settings.params.iter().copied().zip(rounded).collect()
 }
 
 /// Whether the changes can be applied: an error names the constants that would share a value.
-pub fn clashes(changes: &[(&Param, i32)]) -> Result<(), String> {
+pub fn clashes(changes: &[Change]) -> Result<(), String> {
     let changed = |p: &Param| changes.iter().find(|(c, _)| *c == p).map(|c| c.1);
     let value = |p: &Param| changed(p).unwrap_or(p.default);
     let mut found = vec![];
@@ -447,14 +447,10 @@ pub fn clashes(changes: &[(&Param, i32)]) -> Result<(), String> {
             found.push(format!("{a} and {b} would both be {v}"));
         }
     }
-    match found.is_empty() {
-        true => Ok(()),
-        false => Err(format!(
-            "{}; each c!(v) needs its own value (c!(v) finds its offset by it): move one \
-             of each pair by 1 by hand",
-            found.join(", ")
-        )),
-    }
+    let found = found.join(", ");
+    let why = "each c!(v) needs its own value (c!(v) finds its offset by it)";
+    let e = format!("{found}; {why}: move one of each pair by 1 by hand");
+    found.is_empty().then_some(()).ok_or(e)
 }
 
 /// For each constant `Name: start -> now (c!(old) -> c!(new))`, old its value in this build.
@@ -472,23 +468,17 @@ pub fn report(state: &State, file: &Path) -> String {
         text += &format!("  {}: {start} -> {theta:.2} ({change})\n", p.name);
     }
     let file = file.display();
+    let apply = "To write them into src/lib.rs and src/tools/params.rs: rmax spsa --apply";
     text + &match clashes(&rounded(state)) {
-        Ok(()) => format!(
-            "To write them into src/lib.rs and src/tools/params.rs: rmax spsa --apply --state {file}\n"
-        ),
+        Ok(()) => format!("{apply} --state {file}\n"),
         Err(e) => format!("Not to be applied as they are: {e}.\n"),
     }
 }
 
 /// src/lib.rs and src/tools/params.rs with `c!(old)` and the entry's default `new`; all or nothing.
-pub fn apply_values(
-    lib: &str,
-    tuning: &str,
-    changes: &[(&Param, i32)],
-) -> Result<(String, String), String> {
-    clashes(changes).map_err(|e| format!("not applied: {e}"))?;
-    let changed = changes.iter().filter(|(p, new)| p.default != *new);
-    let changes: Vec<_> = changed.collect();
+pub fn apply_values(lib: &str, tuning: &str, all: &[Change]) -> Result<(String, String), String> {
+    clashes(all).map_err(|e| format!("not applied: {e}"))?;
+    let changes: Vec<_> = all.iter().filter(|(p, new)| p.default != *new).collect();
     let mut tuning = tuning.to_string();
     for (p, new) in &changes {
         let entry = format!("p(\"{}\", {},", p.name, p.default);
@@ -512,13 +502,9 @@ pub fn apply_values(
             None => new_lib += &format!("c!({piece}"),
         }
     }
-    match changes.iter().find(|(p, _)| !seen.contains(&p.default)) {
-        Some((p, _)) => Err(format!(
-            "src/lib.rs has no c!({}) (src/tools/params.rs has): not applied",
-            p.default
-        )),
-        None => Ok((new_lib, tuning)),
-    }
+    let missing = changes.iter().find(|(p, _)| !seen.contains(&p.default));
+    let e = |v: i32| format!("src/lib.rs has no c!({v}) (src/tools/params.rs has): not applied");
+    missing.map_or(Ok((new_lib, tuning)), |(p, _)| Err(e(p.default)))
 }
 
 /// `--apply`: the run's values into src/lib.rs and src/tools/params.rs of the crate's root here.
@@ -559,21 +545,15 @@ pub fn start(a: &Args, saved: Option<State>, file: &Path) -> Result<State, Strin
         return Ok(State::new(settings, &values));
     };
     if a.has("--set") {
-        return Err(format!(
-            "--set starts a run, and {file} holds one ({} iterations done): leave --set out to \
-             resume it, or give another --state",
-            state.done
-        ));
+        let how = "leave --set out to resume it, or give another --state";
+        let holds = format!("{file} holds one ({} iterations done)", state.done);
+        return Err(format!("--set starts a run, and {holds}: {how}"));
     }
     let ours = state.settings.line();
     let asked = Settings::read(a, &state.settings)?.line();
-    if asked != ours {
-        return Err(format!(
-            "{file} holds a run of\n  {ours}\nnot of\n  {asked}\nleave the settings out to \
-             resume it, or give another --state for a new one"
-        ));
-    }
-    Ok(state)
+    let new = "leave the settings out to resume it, or give another --state for a new one";
+    let e = format!("{file} holds a run of\n  {ours}\nnot of\n  {asked}\n{new}");
+    (asked == ours).then_some(state).ok_or(e)
 }
 
 /// After an iteration: the state saved whole (a file renamed over it), a line in the log.

@@ -333,11 +333,9 @@ pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
         let (game, result) = game.map_err(|e| if strict { name + &e } else { e })?;
         games.push(PgnGame { tags, game, result });
     }
-    if strict && games.is_empty() {
-        let what = "a PGN game is tags like [White \"...\"] and moves like 1. e4 e5";
-        return Err(format!("no game found ({what})"));
-    }
-    Ok(games)
+    let what = "a PGN game is tags like [White \"...\"] and moves like 1. e4 e5";
+    let none = format!("no game found ({what})");
+    (!strict || !games.is_empty()).then_some(games).ok_or(none)
 }
 
 /// The moves up to the result; a game without one (and without moves, or before tags) is cut short.

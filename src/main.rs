@@ -148,8 +148,7 @@ fn perft(depth: &str, fen: &[&str]) {
     let nodes = searcher::divide(&board, depth, &AtomicBool::new(false)).unwrap_or(0);
     let secs = clock.elapsed().as_secs_f64();
     let (time, speed) = (duration(secs), nodes as f64 / secs.max(1e-9));
-    say!("\nTime: {time}, {speed:.0} leaves per second");
-    say!("Nodes searched: {nodes}");
+    say!("\nTime: {time}, {speed:.0} leaves per second\nNodes searched: {nodes}");
 }
 
 /// No arguments: the first command chooses UCI, xboard or the terminal.

@@ -62,7 +62,33 @@ const COMMANDS: [Command; 28] = [
         t.search.new_game(); // an empty hash table, no history
         t.set_game(Game::new(start_board()), Some(t.human));
     }),
-    (&["undo"], |t, _| t.undo()),
+    (&["undo"], |t, _| {
+        if t.game.resigned.take().is_some() {
+            let on_time = std::mem::take(&mut t.on_time);
+            t.clock = t.clock.filter(|_| !on_time);
+            let limit = t.limit_text();
+            match on_time {
+                true => say!("The loss on time is taken back; the clock is off: {limit}."),
+                false => say!("You take back your resignation."),
+            }
+            return t.show();
+        }
+        // the person's last move, and rmax's reply if rmax moved last
+        let take = 1 + usize::from(t.game.board().side == t.human);
+        let only = "Nothing of yours to undo: rmax made the only move. Type new to start again.";
+        match t.game.moves.len() {
+            0 => return say!("Nothing to undo."),
+            n if n < take => return say!("{only}"),
+            n => {
+                (0..take).for_each(|_| t.game.pop());
+                t.clocks.truncate(n - take);
+            }
+        }
+        if let Some(clocks) = t.clock.map(Clock::text) {
+            say!("The clocks stay as they are ({clocks}): an undo takes back moves, not time.");
+        }
+        t.show();
+    }),
     (&["go"], |t, _| t.choose_side(t.game.board().side ^ 24)),
     (&["white"], |t, _| t.choose_side(8)),
     (&["black"], |t, _| t.choose_side(16)),
@@ -159,7 +185,34 @@ const COMMANDS: [Command; 28] = [
         let level = ["", " (at full strength: a level plays on one)"][level];
         say!("rmax searches on {n} thread{s}{level}.");
     }),
-    (&["analyse", "analyze"], Terminal::analyse),
+    (&["analyse", "analyze"], |t, arg| {
+        let lines = int(arg).or(arg.is_empty().then_some(3));
+        let Some(lines) = lines.filter(|n| (1..=MAX_ANALYSED).contains(n)) else {
+            return say!("analyse needs a number of lines from 1 to {MAX_ANALYSED} (analyse 3).");
+        };
+        let (board, lines) = (*t.game.board(), lines as usize);
+        let shown = lines.min(board.gen(false).len());
+        let s = if shown == 1 { "" } else { "s" };
+        say!("rmax analyses the {shown} best line{s} (Enter: stop).");
+        let (mut view, live) = (View::default(), t.live);
+        view.width = t.width;
+        let view = Arc::new(Mutex::new(view));
+        t.analysis = Some(view.clone());
+        let print = move |info: &Info| {
+            let text = format!("{}) {}", info.multipv, search_line(&board, info));
+            if !live {
+                return say!("  {text}");
+            }
+            let (mut view, i) = (lock(&view), info.multipv.max(1) - 1);
+            let n = view.lines.len().max(i + 1);
+            view.lines.resize(n, String::new());
+            view.lines[i] = text;
+            view.draw();
+        };
+        let mut ask = Ask::default();
+        (ask.lines, ask.infinite) = (lines, true);
+        t.search.start(&t.game, plan(ask), None, print);
+    }),
     (&["board"], |t, _| t.show()),
     (&["eval"], |t, fen| match parse_fen(fen) {
         _ if fen.is_empty() => say!("{}", explain(t.game.board(), &W)),
@@ -734,35 +787,6 @@ impl Terminal {
         self.search.start(&self.game, plan, level, print);
     }
 
-    fn analyse(&mut self, arg: &str) {
-        let lines = int(arg).or(arg.is_empty().then_some(3));
-        let Some(lines) = lines.filter(|n| (1..=MAX_ANALYSED).contains(n)) else {
-            return say!("analyse needs a number of lines from 1 to {MAX_ANALYSED} (analyse 3).");
-        };
-        let (board, lines) = (*self.game.board(), lines as usize);
-        let shown = lines.min(board.gen(false).len());
-        let s = if shown == 1 { "" } else { "s" };
-        say!("rmax analyses the {shown} best line{s} (Enter: stop).");
-        let (mut view, live) = (View::default(), self.live);
-        view.width = self.width;
-        let view = Arc::new(Mutex::new(view));
-        self.analysis = Some(view.clone());
-        let print = move |info: &Info| {
-            let text = format!("{}) {}", info.multipv, search_line(&board, info));
-            if !live {
-                return say!("  {text}");
-            }
-            let (mut view, i) = (lock(&view), info.multipv.max(1) - 1);
-            let n = view.lines.len().max(i + 1);
-            view.lines.resize(n, String::new());
-            view.lines[i] = text;
-            view.draw();
-        };
-        let mut ask = Ask::default();
-        (ask.lines, ask.infinite) = (lines, true);
-        self.search.start(&self.game, plan(ask), None, print);
-    }
-
     /// The search is done: an analysis's lines stay shown; rmax plays its move.
     fn search_done(&mut self) {
         let Some(outcome) = self.search.join() else {
@@ -797,35 +821,6 @@ impl Terminal {
         if self.live {
             print_now(CLEAR_LINE);
         }
-    }
-
-    /// Takes back the person's last move and rmax's reply to it; a resignation first.
-    fn undo(&mut self) {
-        if self.game.resigned.take().is_some() {
-            let on_time = std::mem::take(&mut self.on_time);
-            self.clock = self.clock.filter(|_| !on_time);
-            let limit = self.limit_text();
-            match on_time {
-                true => say!("The loss on time is taken back; the clock is off: {limit}."),
-                false => say!("You take back your resignation."),
-            }
-            return self.show();
-        }
-        // the person's last move, and rmax's reply if rmax moved last
-        let take = 1 + usize::from(self.game.board().side == self.human);
-        let only = "Nothing of yours to undo: rmax made the only move. Type new to start again.";
-        match self.game.moves.len() {
-            0 => return say!("Nothing to undo."),
-            n if n < take => return say!("{only}"),
-            n => {
-                (0..take).for_each(|_| self.game.pop());
-                self.clocks.truncate(n - take);
-            }
-        }
-        if let Some(clocks) = self.clock.map(Clock::text) {
-            say!("The clocks stay as they are ({clocks}): an undo takes back moves, not time.");
-        }
-        self.show();
     }
 
     /// The board from the person's side (unless flipped), the last move in brackets; the status.

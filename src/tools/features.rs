@@ -79,10 +79,9 @@ impl Position {
         }
         let nonzero = |(i, &c): (usize, &i32)| (c != 0).then_some((i as u16, c as i16));
         let features = n.iter().enumerate().filter_map(nonzero).collect();
-        let phase = phase.min(FULL_PHASE) as u8;
         Position {
             features,
-            phase,
+            phase: phase.min(FULL_PHASE) as u8,
             pawns,
         }
     }

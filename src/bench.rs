@@ -55,8 +55,7 @@ pub fn bench(depth: i32) {
     lim.depth = depth;
     for (i, fen) in BENCH.iter().enumerate() {
         let board = Board::from_fen(fen).expect("a bench position");
-        let mut engine = Engine::new(HASH_MB);
-        let clock = Instant::now();
+        let (mut engine, clock) = (Engine::new(HASH_MB), Instant::now());
         let (best, info) = engine.think(&board, &[], lim);
         time += clock.elapsed();
         nodes += info.nodes;

@@ -107,8 +107,7 @@ pub mod tests {
     #[test]
     fn picks_stay_within_the_margin_and_favour_the_better_lines() {
         let level = Level::new(1400).expect("a level");
-        let lines = [line(50), line(40), line(-20), line(-300)];
-        let mut counts = [0; 4];
+        let (lines, mut counts) = ([line(50), line(40), line(-20), line(-300)], [0; 4]);
         for random in 0..10_000 {
             counts[level.pick(&lines, random)] += 1;
         }

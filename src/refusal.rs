@@ -51,8 +51,7 @@ pub fn why(board: &Board, text: &str) -> Option<String> {
             && !all.iter().any(from)
             && all.iter().any(promo)
     };
-    let wrong = san && stage <= 2;
-    let mut others = board.gen(false);
+    let (wrong, mut others) = (san && stage <= 2, board.gen(false));
     others.retain(|m| wrong && left_out(m));
     let reason = match stage {
         8 => return None,

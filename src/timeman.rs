@@ -116,8 +116,7 @@ impl Budget {
         let base = base.min(LEFT_SHARE * left);
         let hard = (HARD_TIMES * base).min(LEFT_SHARE * left);
         // (whole ms, at least 1; a float beyond u64 saturates)
-        let most = (FACTOR_RANGE.1 * base) as u64;
-        let base = (base as u64).max(1);
+        let (most, base) = ((FACTOR_RANGE.1 * base) as u64, (base as u64).max(1));
         let hard = (hard as u64).max(base);
         let most = most.clamp(base, hard);
         Budget { base, most, hard }
@@ -235,8 +234,7 @@ mod tests {
         let at = |scaled, f: fn(u64) -> (usize, i32)| {
             stop(scaled, 1, 0, |k| vec![(1, f(k).0, f(k).1, 2000)]).expect("stops")
         };
-        let stable = at(true, |_| (0, 20));
-        let moving = at(true, |k| (k as usize % 2, 20));
+        let (stable, moving) = (at(true, |_| (0, 20)), at(true, |k| (k as usize % 2, 20)));
         let falling = at(true, |k| (0, 20 - 10 * k as i32));
         let rising = at(true, |k| (0, 20 + 10 * k as i32));
         assert!(stable < 2000 && moving > 2000, "{stable} {moving}");

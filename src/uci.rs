@@ -241,8 +241,7 @@ impl Uci {
         (ask.movetime, ask.depth, ask.nodes) =
             (number("movetime"), number("depth"), number("nodes"));
         (ask.mate, ask.lines) = (number("mate"), self.option("MultiPV") as usize);
-        ask.overhead = self.option("Move Overhead");
-        ask.unscaled = self.level().is_some();
+        (ask.overhead, ask.unscaled) = (self.option("Move Overhead"), self.level().is_some());
         let limited = !numbers.is_empty() || ask.infinite || ask.ponder;
         if bad_clock || !errors.is_empty() && !limited {
             say!("info string error: go: searching {SAFE_MOVETIME} ms at most");

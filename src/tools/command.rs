@@ -24,8 +24,7 @@ impl Args {
         valued: &[&str],
         switches: &[&str],
     ) -> Result<Args, String> {
-        let mut read = Args::default();
-        let mut words = args.iter().map(AsRef::as_ref);
+        let (mut read, mut words) = (Args::default(), args.iter().map(AsRef::as_ref));
         while let Some(word) = words.next() {
             if valued.contains(&word) {
                 let value = words.next().ok_or(format!("{word} needs a value"))?;

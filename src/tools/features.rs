@@ -117,8 +117,7 @@ pub fn unpack(w: i32) -> [i32; 2] {
 
 /// lib.rs's weights: [mg, eg] per feature.
 pub fn lib_weights() -> Vec<[i32; 2]> {
-    let mut w = vec![[0; 2]; TERMS];
-    let tables = TABLES.as_bytes();
+    let (mut w, tables) = (vec![[0; 2]; TERMS], TABLES.as_bytes());
     for kind in 0..6 {
         w[MATERIAL + kind] = [VALUE[kind * 2], VALUE[kind * 2 + 1]];
         for sq in 0..64 {

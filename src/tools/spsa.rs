@@ -167,8 +167,7 @@ pub fn start_values(list: Option<&str>, tuned: &[&Param]) -> Result<Vec<i32>, St
 /// R_k = a / (A + k + 1)^alpha / c_k^2. Plus and minus play value +- c_k (`State::step`).
 pub fn schedule(c_end: f64, r_end: f64, n: u32, k: u32) -> (f64, f64) {
     let (n, k1) = (f64::from(n), f64::from(k + 1));
-    let big_a = n / 10.0;
-    let c = c_end * n.powf(GAMMA);
+    let (big_a, c) = (n / 10.0, c_end * n.powf(GAMMA));
     let a = r_end * c_end * c_end * (big_a + n).powf(ALPHA);
     let c_k = (c / k1.powf(GAMMA)).max(0.5); // under half a unit, both sides would round alike
     (c_k, a / (big_a + k1).powf(ALPHA) / (c_k * c_k))
@@ -234,8 +233,7 @@ impl State {
 
     /// Each value moved by R_k c_k (W - L) towards plus's side (away if plus lost), in range.
     pub fn update(&mut self, step: &Step, [w, d, l]: [u32; 3]) {
-        let score = f64::from(w) - f64::from(l);
-        let params = self.settings.params.iter();
+        let (score, params) = (f64::from(w) - f64::from(l), self.settings.params.iter());
         let each = params.zip(&mut self.values).zip(&step.moves);
         for ((p, (_, theta)), (flip, c, r)) in each {
             *theta = (*theta + r * c * score * flip).clamp(p.min.into(), p.max.into());
@@ -294,8 +292,7 @@ pub fn tune(
 ) -> Result<(), String> {
     while state.done < until {
         let step = state.step();
-        let result = play(state, &step)?;
-        let mut next = state.clone();
+        let (result, mut next) = (play(state, &step)?, state.clone());
         next.update(&step, result);
         after(&next, result)?;
         *state = next;
@@ -320,8 +317,7 @@ pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 impl Runner {
     /// The fastchess command of a step: plus first (fastchess's wins are then plus's).
     pub fn command(&self, state: &State, step: &Step) -> Vec<String> {
-        let s = &state.settings;
-        let mut words = vec![self.fastchess.clone()];
+        let (s, mut words) = (&state.settings, vec![self.fastchess.clone()]);
         for (name, values) in [("plus", &step.plus), ("minus", &step.minus)] {
             let engine = format!("-engine cmd={} name={name}", self.engine);
             words.extend(engine.split(' ').map(String::from));
@@ -349,13 +345,10 @@ impl Runner {
         let (status, text) = output_of(&command, "", false)?;
         let _ = fs::remove_file(with_suffix(&self.state, ".fastchess.json"));
         let warned = |l: &&str| l.starts_with("Warning") && l.contains("option");
-        let warning = text.lines().find(warned);
-        let games = 2 * state.settings.pairs;
+        let (warning, games) = (text.lines().find(warned), 2 * state.settings.pairs);
+        let tune = format!("the engine did not take a value (is it the tune build? {TUNE_BUILD})");
         let why = match (warning, fastchess_games(&text)) {
-            (Some(w), _) => format!(
-                "fastchess warned '{w}': the engine did not take a value (is it the tune build? \
-                 {TUNE_BUILD})"
-            ),
+            (Some(w), _) => format!("fastchess warned '{w}': {tune}"),
             (None, Err(e)) => e,
             (None, Ok([n, w, d, l])) if n != games || w + d + l != games => {
                 format!("fastchess counted {n} games, not the {games} planned")

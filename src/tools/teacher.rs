@@ -25,8 +25,7 @@ pub struct Teacher {
 
 impl Teacher {
     pub fn start(command: &str, go: String) -> Result<Teacher, String> {
-        let name = format!("teacher {command:?}");
-        let mut run = Command::new(command);
+        let (name, mut run) = (format!("teacher {command:?}"), Command::new(command));
         let child = run.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn();
         let mut child = child.map_err(|e| format!("cannot start {name}: {e}"))?;
         let stdout = child.stdout.take().expect("piped");

@@ -351,8 +351,7 @@ pub fn main(args: &[String]) {
 
 /// The positions to tune on and the held-out ones (the file's last), their targets, and K.
 pub fn prepare(o: &Options, start: &[[f64; 2]]) -> (Vec<Sample>, Vec<Sample>, f64) {
-    let clock = Instant::now();
-    let mut d = load(&o.file, o.limit, o.threads);
+    let (clock, mut d) = (Instant::now(), load(&o.file, o.limit, o.threads));
     let mut valid = d.split_off(d.len() - d.len() * o.holdout / 100);
     if d.is_empty() {
         fail(&format!("{}: no positions to tune on", o.file));

@@ -130,8 +130,7 @@ impl Game {
     pub fn record(&self, white: &str, black: &str, extra: &[(&str, String)]) -> PgnGame {
         let result = self.end().map_or("*", End::score).to_string();
         let seven = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
-        let date = today();
-        let values = ["rmax game", "?", &date, "-", white, black, &result].map(str::to_string);
+        let values = ["rmax game", "?", &today(), "-", white, black, &result].map(str::to_string);
         let extra = extra.iter().map(|(k, v)| (*k, v.clone()));
         let tags = seven.into_iter().zip(values).chain(extra);
         let mut tags: Vec<Tag> = tags.map(|(k, v)| (k.to_string(), v)).collect();
@@ -170,8 +169,7 @@ impl PgnGame {
         let tag = |(k, v): &(String, String)| format!("[{k} \"{}\"]\n", escape(v));
         let tags: String = self.tags.iter().map(tag).collect();
         let (mut units, mut noted) = (vec![], false); // noted: words after the last move (then a number)
-        let moves = self.game.positions().zip(&self.game.moves).enumerate();
-        for (i, (board, &m)) in moves {
+        for (i, (board, &m)) in self.game.positions().zip(&self.game.moves).enumerate() {
             if board.side == 8 || i == 0 || noted {
                 let dots = if board.side == 8 { "." } else { "..." };
                 units.push(format!("{}{dots}", board.full));
@@ -328,8 +326,7 @@ pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
         let (w, b) = (tag_value(&tags, "White"), tag_value(&tags, "Black"));
         let name = |v: Option<&str>| short(v.unwrap_or("?"));
         let who = w.or(b).map(|_| format!(" ({} - {})", name(w), name(b)));
-        let who = who.unwrap_or_default();
-        let name = format!("game {}{who}: ", games.len() + 1);
+        let name = format!("game {}{}: ", games.len() + 1, who.unwrap_or_default());
         let (game, result) = game.map_err(|e| if strict { name + &e } else { e })?;
         games.push(PgnGame { tags, game, result });
     }

@@ -230,8 +230,7 @@ fn play_level(
     last: Option<Move>,
     wake: &AtomicBool,
 ) -> Found {
-    let (start, level) = (Instant::now(), level.facing(board));
-    let asked = lim.multipv;
+    let (start, level, asked) = (Instant::now(), level.facing(board), lim.multipv);
     (lim.nodes, lim.multipv) = (lim.nodes.min(level.nodes), asked.max(level.lines));
     // an iteration's lines: those asked for, or fewer legal moves
     let expected = lim.multipv.clamp(1, board.gen(false).len().max(1));

@@ -107,8 +107,7 @@ const COMMANDS: [Command; 28] = [
         t.next();
     }),
     (&["time"], |t, arg| {
-        let positive = |s: &f64| *s > 0.0 && s.is_finite();
-        let Some(s) = arg.parse().ok().filter(positive) else {
+        let Some(s) = arg.parse().ok().filter(|s: &f64| *s > 0.0 && s.is_finite()) else {
             return say!("time needs the seconds per move, e.g. time 2 or time 0.5");
         };
         if s > MAX_SECONDS {
@@ -303,8 +302,7 @@ const COMMANDS: [Command; 28] = [
             Err(e) => say!("review {e}, e.g. review 0.2 or review nodes 300000"),
             Ok(_) if t.game.moves.is_empty() => say!("No moves to review yet."),
             Ok(budget) => {
-                let record = t.record();
-                let (text, annotated) = review_game(&record, budget);
+                let (text, annotated) = review_game(&t.record(), budget);
                 say!("{text}\nsave <file> writes the game with the review's notes.");
                 t.reviewed = Some((t.pgn(), annotated));
             }

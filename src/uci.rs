@@ -190,8 +190,7 @@ impl Uci {
         let Some(ask) = self.ask(args) else {
             return; // (a perft)
         };
-        let (held, ponder) = (ask.infinite || ask.ponder, ask.ponder);
-        let plan = plan(ask);
+        let (held, ponder, plan) = (ask.infinite || ask.ponder, ask.ponder, plan(ask));
         // a level's pace within the hard limit, none while held (it could outlast the budget)
         let (hard, paced) = (plan.hard, self.option("SimulateThinkingTime") == 1 && !held);
         let level = self.level().map(|l| Level {

@@ -414,8 +414,7 @@ pub fn fit(o: &Options, d: &[Sample], valid: &[Sample], k: f64, start: &[[f64; 2
         let dropped = o.drop.iter().any(|&l| line(l).contains(i));
         (o.tables || !(PST..TERMS).contains(i)) && (!o.keep_values || *i >= PST) && !dropped
     };
-    let size = feature_sizes(d);
-    let (mut w, mut m) = (start.to_vec(), vec![[0.0; 2]; FEATURES]);
+    let (size, mut w, mut m) = (feature_sizes(d), start.to_vec(), vec![[0.0; 2]; FEATURES]);
     let mut v = m.clone();
     let (mut best, mut best_error, mut best_epoch) = (w.clone(), f64::MAX, o.epochs);
     let clock = Instant::now();

@@ -337,7 +337,16 @@ pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
 
 /// The moves up to the result; a game without one (and without moves, or before tags) is cut short.
 fn read_moves(tags: &[Tag], tokens: &mut Tokens, strict: bool) -> Result<(Game, String), String> {
-    let mut game = first_position(tags)?;
+    // the start: the FEN tag's position, or the start position; a variant is refused
+    let given = tag_value(tags, "Variant").unwrap_or("");
+    let variant = given.trim().to_ascii_lowercase();
+    if !["standard", "chess", "from position", "normal", ""].contains(&variant.as_str()) {
+        let (variant, why) = (short(given), "not standard chess, the only game rmax plays");
+        return Err(format!("the variant '{variant}' is {why}"));
+    }
+    let fen = tag_value(tags, "FEN").map(|fen| parse_fen(fen.trim()));
+    let fen = fen.transpose().map_err(|e| format!("bad FEN tag: {e}"))?;
+    let mut game = Game::new(fen.unwrap_or_else(start_board));
     // a movetext without its result token: the Result tag stands, if it is one
     let tagged = tag_value(tags, "Result").filter(|r| ["1-0", "0-1", "1/2-1/2"].contains(r));
     let cut = strict && tagged.is_none();
@@ -363,21 +372,6 @@ fn read_moves(tags: &[Tag], tokens: &mut Tokens, strict: bool) -> Result<(Game, 
             }
         }
     }
-}
-
-/// The start of a game: its FEN tag's position, or the start; a variant is refused.
-fn first_position(tags: &[Tag]) -> Result<Game, String> {
-    let given = tag_value(tags, "Variant").unwrap_or("");
-    let variant = given.trim().to_ascii_lowercase();
-    if !["standard", "chess", "from position", "normal", ""].contains(&variant.as_str()) {
-        let (variant, why) = (short(given), "not standard chess, the only game rmax plays");
-        return Err(format!("the variant '{variant}' is {why}"));
-    }
-    let Some(fen) = tag_value(tags, "FEN") else {
-        return Ok(Game::new(start_board()));
-    };
-    let game = parse_fen(fen.trim()).map(Game::new);
-    game.map_err(|e| format!("bad FEN tag: {e}"))
 }
 
 /// Plays the move `word` (SAN or coordinates), or says which move is wrong.

@@ -243,7 +243,7 @@ const COMMANDS: [Command; 28] = [
             return say!("name needs your name, e.g. name Ada Lovelace (now: {now}).");
         }
         t.name = short(arg);
-        let side = ["White", "Black"][usize::from(t.human != 8)]; // a loaded game's tag too
+        let side = colour(t.human); // a loaded game's tag too
         if let Some(tag) = t.tags.iter_mut().find(|tag| tag.0 == side) {
             tag.1 = t.name.clone();
         }

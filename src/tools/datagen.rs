@@ -3,10 +3,10 @@
 
 use super::command::{number, Args};
 use super::teacher::Teacher;
-use crate::game::{end_of, End};
+use crate::game::{end_of, start_board, End};
 use crate::output::duration;
 use crate::random::Rng;
-use rmax::{Board, Engine, Limits, START};
+use rmax::{Board, Engine, Limits};
 use std::fs::File;
 use std::io::Write;
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering::Relaxed};
@@ -241,7 +241,7 @@ pub fn play_games(run: &Run, mut labeller: Option<Labeller>) -> Result<(), Strin
 
 /// A game from random plies: its quiet positions and result (0 White won, 1 draw, 2 Black won).
 pub fn play(engine: &mut Engine, mut rng: Rng, nodes: u64) -> (Vec<Board>, usize) {
-    let start = Board::from_fen(START).expect("START is a valid FEN");
+    let start = start_board();
     let (mut board, mut keys) = (start, vec![]); // keys: the positions before `board`
     while keys.len() < RANDOM_PLIES {
         let moves = board.gen(false);

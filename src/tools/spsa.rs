@@ -149,18 +149,6 @@ pub fn names<'a>(list: &'a str, flag: &str) -> Result<Named<'a>, String> {
     Ok(found)
 }
 
-/// `--set`'s start values of the `tuned` constants (lib.rs's where not set).
-pub fn start_values(list: Option<&str>, tuned: &[&Param]) -> Result<Vec<i32>, String> {
-    let mut values: Vec<i32> = tuned.iter().map(|p| p.default).collect();
-    for (p, value) in list.map_or(Ok(vec![]), |list| names(list, "--set"))? {
-        let value = value.ok_or(format!("--set takes Name=value, not '{}'", p.name))?;
-        let i = tuned.iter().position(|&t| t == p);
-        let i = i.ok_or(format!("--set {}: it is not tuned (see --params)", p.name))?;
-        values[i] = number(p.name, value, p.min, p.max)?;
-    }
-    Ok(values)
-}
-
 /// c_k and R_k at iteration k of a constant with `c_end`, in a run of n ending at r_end, as
 /// OpenBench's `create_workload.py` and `spsa_utils.py` have them (written anew): c = c_end
 /// N^gamma, A = N / 10, a = r_end c_end^2 (A + N)^alpha; c_k = c / (k + 1)^gamma (at least 0.5),
@@ -534,7 +522,15 @@ pub fn start(a: &Args, saved: Option<State>, file: &Path) -> Result<State, Strin
     let file = file.display();
     let Some(state) = saved else {
         let settings = Settings::read(a, &Settings::defaults())?;
-        let values = start_values(a.get("--set"), &settings.params)?;
+        // --set's start values of the tuned constants (lib.rs's where not set)
+        let (tuned, set) = (&settings.params, a.get("--set"));
+        let mut values: Vec<i32> = tuned.iter().map(|p| p.default).collect();
+        for (p, value) in set.map_or(Ok(vec![]), |list| names(list, "--set"))? {
+            let value = value.ok_or(format!("--set takes Name=value, not '{}'", p.name))?;
+            let i = tuned.iter().position(|&t| t == p);
+            let i = i.ok_or(format!("--set {}: it is not tuned (see --params)", p.name))?;
+            values[i] = number(p.name, value, p.min, p.max)?;
+        }
         return Ok(State::new(settings, &values));
     };
     if a.has("--set") {

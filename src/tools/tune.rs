@@ -414,7 +414,15 @@ pub fn fit(o: &Options, d: &[Sample], valid: &[Sample], k: f64, start: &[[f64; 2
         let dropped = o.drop.iter().any(|&l| line(l).contains(i));
         (o.tables || !(PST..TERMS).contains(i)) && (!o.keep_values || *i >= PST) && !dropped
     };
-    let (size, mut w, mut m) = (feature_sizes(d), start.to_vec(), vec![[0.0; 2]; FEATURES]);
+    // each feature's typical count (root mean square, at least 1): Adam's step is divided by it
+    let mut sum = vec![(0.0, 0.0); FEATURES];
+    for &(i, n) in d.iter().flat_map(|s| &s.position.features) {
+        let s = &mut sum[i as usize];
+        *s = (s.0 + (n as f64).powi(2), s.1 + 1.0);
+    }
+    let size = |&(sq, n): &(f64, f64)| (sq / n.max(1.0)).sqrt().max(1.0);
+    let size: Vec<f64> = sum.iter().map(size).collect();
+    let (mut w, mut m) = (start.to_vec(), vec![[0.0; 2]; FEATURES]);
     let mut v = m.clone();
     let (mut best, mut best_error, mut best_epoch) = (w.clone(), f64::MAX, o.epochs);
     let clock = Instant::now();
@@ -449,15 +457,4 @@ pub fn fit(o: &Options, d: &[Sample], valid: &[Sample], k: f64, start: &[[f64; 2
         let _ = std::io::stdout().flush();
     }
     (best, best_epoch)
-}
-
-/// Each feature's typical count (root mean square, at least 1): Adam's step is divided by it.
-pub fn feature_sizes(d: &[Sample]) -> Vec<f64> {
-    let mut sum = vec![(0.0, 0.0); FEATURES];
-    for &(i, n) in d.iter().flat_map(|s| &s.position.features) {
-        let s = &mut sum[i as usize];
-        *s = (s.0 + (n as f64).powi(2), s.1 + 1.0);
-    }
-    let size = |&(sq, n): &(f64, f64)| (sq / n.max(1.0)).sqrt().max(1.0);
-    sum.iter().map(size).collect()
 }

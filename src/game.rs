@@ -168,7 +168,7 @@ impl PgnGame {
         let escape = |v: &str| v.replace('\\', "\\\\").replace('"', "\\\"");
         let tag = |(k, v): &(String, String)| format!("[{k} \"{}\"]\n", escape(v));
         let tags: String = self.tags.iter().map(tag).collect();
-        let (mut units, mut noted) = (vec![], false); // noted: words after the last move (then a number)
+        let (mut units, mut noted) = (vec![], false); // noted: words after the last move
         for (i, (board, &m)) in self.game.positions().zip(&self.game.moves).enumerate() {
             if board.side == 8 || i == 0 || noted {
                 let dots = if board.side == 8 { "." } else { "..." };
@@ -380,16 +380,14 @@ fn play(game: &mut Game, word: &str) -> Result<(), String> {
     let dots = if board.side == 8 { "." } else { "..." };
     let at = format!("move {}{dots} '{}'", board.full, short(word));
     match read_move(board, word) {
-        Parsed::Move(m) => {
-            game.push(m);
-            Ok(())
-        }
+        Parsed::Move(m) => game.push(m),
         Parsed::Ambiguous(moves) => {
             let moves: Vec<String> = moves.iter().map(|&m| san(board, m)).collect();
-            Err(format!("{at} is ambiguous there: {}", moves.join(" or ")))
+            return Err(format!("{at} is ambiguous there: {}", moves.join(" or ")));
         }
-        Parsed::Illegal | Parsed::NotAMove => Err(format!("{at} is not legal there")),
+        Parsed::Illegal | Parsed::NotAMove => return Err(format!("{at} is not legal there")),
     }
+    Ok(())
 }
 
 /// Today's date as PGN wants it (`2024.05.17`), in UTC.

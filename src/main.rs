@@ -1,7 +1,7 @@
 //! rmax's text interface over the engine (`src/lib.rs`): one program for people, GUIs and tools.
 //! `main.rs` runs a command line's command, else the first line of input picks the mode; `input.rs`
-//! reads input on a thread; the front ends `terminal.rs`, `uci.rs`, `xboard.rs` read commands into a
-//! `game.rs` game (`refusal.rs`: why a move is illegal) and a `timeman.rs` `Ask`; `searcher.rs`
+//! reads input on a thread; the front ends `terminal.rs`, `uci.rs`, `xboard.rs` read commands into
+//! a `game.rs` game (`refusal.rs`: why a move is illegal) and a `timeman.rs` `Ask`; `searcher.rs`
 //! searches on a thread (`level.rs`, `pace.rs`); `output.rs` prints what all print alike. Beside
 //! them: `clock.rs`, `review.rs`, `eval.rs`, `bench.rs`, `random.rs`, `tools/`. No import cycles.
 

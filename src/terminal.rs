@@ -387,6 +387,11 @@ impl Terminal {
     /// `events`: the input's channel, where searches say they are done.
     pub fn new(events: Sender<Event>) -> Terminal {
         let live = std::io::stdout().is_terminal();
+        // the locale says whether the terminal shows UTF-8 (and so chess symbols)
+        let vars =
+            ["LC_ALL", "LC_CTYPE", "LANG"].map(|name| std::env::var(name).unwrap_or_default());
+        let locale = vars.into_iter().find(|v| !v.is_empty()).unwrap_or_default();
+        let locale = locale.to_lowercase();
         Terminal {
             game: Game::new(start_board()),
             search: Searcher::new(events.clone()),
@@ -398,7 +403,7 @@ impl Terminal {
             on_time: false,
             level: None,
             pace: true,
-            unicode: live && utf8_locale(),
+            unicode: live && (locale.contains("utf-8") || locale.contains("utf8")),
             live,
             keyboard: std::io::stdin().is_terminal(),
             waiting: VecDeque::new(),
@@ -912,12 +917,4 @@ fn search_line(board: &Board, info: &Info) -> String {
     let score = Score::white(info.score, board.side).pawns();
     let (depth, secs, line) = (info.depth, info.ms as f64 / 1e3, line_san(board, &info.pv));
     format!("depth {depth}  {score}  {secs:.1} s  {line}")
-}
-
-/// Does the locale say the terminal shows UTF-8 (so that chess symbols can be drawn)?
-fn utf8_locale() -> bool {
-    let vars = ["LC_ALL", "LC_CTYPE", "LANG"].map(|name| std::env::var(name).unwrap_or_default());
-    let value = vars.into_iter().find(|v| !v.is_empty()).unwrap_or_default();
-    let value = value.to_lowercase();
-    value.contains("utf-8") || value.contains("utf8")
 }

@@ -210,9 +210,8 @@ mod tests {
     /// An iteration's line: its multipv, its move's number, its score, the nodes on its move.
     type Line = (usize, usize, i32, u64);
 
-    /// The ms at which a minute's rule (a base of 2 s; a level's unless `scaled`) on `threads`,
-    /// our clock from `from`, stops iterations k of 50 ms and 3,000 nodes a thread, whose
-    /// lines `at(k)` gives (each fed until one stops).
+    /// When (ms) a minute's rule (base 2 s; a level's unless `scaled`) on `threads`, our clock from
+    /// `from`, stops iterations k of 50 ms and 3,000 nodes a thread with `at(k)`'s lines.
     fn stop(scaled: bool, threads: u64, from: u64, at: impl Fn(u64) -> Vec<Line>) -> Option<u64> {
         let started = Arc::new(AtomicU64::new(from));
         let mut rule = StopRule::new(Budget::new(60_010, 0, None, 10), scaled, started);

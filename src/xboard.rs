@@ -216,13 +216,9 @@ impl Xboard {
         }
     }
 
-    /// Stops thinking without playing the move.
+    /// Stops thinking without playing the move; the pings waiting for it are answered.
     fn abort(&mut self) {
         self.search.finish();
-        self.answer_pings();
-    }
-
-    fn answer_pings(&mut self) {
         self.pongs.drain(..).for_each(|pong| say!("{pong}"));
     }
 
@@ -307,7 +303,7 @@ impl Xboard {
                 say!("{}", result(end));
             }
         }
-        self.answer_pings();
+        self.pongs.drain(..).for_each(|pong| say!("{pong}"));
     }
 }
 

@@ -1,6 +1,4 @@
-//! `rmax bench`: fixed-depth searches of built-in positions, whose total node count is the
-//! engine's signature (any change to the search or the evaluation changes it) and whose last
-//! line, `<nodes> nodes <speed> nps`, is what OpenBench reads.
+//! `rmax bench`: fixed-depth searches whose node count is the engine's signature (for OpenBench).
 
 use crate::searcher::HASH_MB;
 use rmax::{Board, Engine, Limits, START};
@@ -9,8 +7,7 @@ use std::time::{Duration, Instant};
 /// `rmax bench` searches this deep unless told otherwise.
 pub const BENCH_DEPTH: i32 = 7;
 
-/// Positions for `bench`: openings, middle games, endgames, tactics, promotions, castling and
-/// en passant, so that a change anywhere in the search shows up in the node count.
+/// Openings to endgames, tactics, promotions, castling, e.p.: any search change shows in the count.
 const BENCH: &[&str] = &[
     START,
     "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
@@ -58,8 +55,7 @@ pub fn bench(depth: i32) {
     lim.depth = depth;
     for (i, fen) in BENCH.iter().enumerate() {
         let board = Board::from_fen(fen).expect("a bench position");
-        let mut engine = Engine::new(HASH_MB);
-        let clock = Instant::now();
+        let (mut engine, clock) = (Engine::new(HASH_MB), Instant::now());
         let (best, info) = engine.think(&board, &[], lim);
         time += clock.elapsed();
         nodes += info.nodes;

@@ -1,6 +1,4 @@
-//! The game clock of a game in the terminal (`clock 10+5`): the control, each side's time left,
-//! the clocks' face; and the one reader of a time control's text, which the terminal, xboard's
-//! `level` and the tools' `--tc` share.
+//! The terminal's game clock (`clock 10+5`); the time control reader xboard and the tools share.
 
 use std::time::Instant;
 
@@ -8,23 +6,18 @@ use std::time::Instant;
 pub const MAX_MINUTES: f64 = 600.0;
 pub const MAX_INCREMENT: f64 = 60.0;
 
-/// A game on the clock: the control (seconds, increment), the ms left (White, Black), and
-/// when the side to move's time began.
+/// A game on the clock: the control (s, increment), the ms left (White, Black), the turn's start.
 #[derive(Clone, Copy)]
 pub struct Clock {
     pub control: (f64, f64),
     pub left: [i64; 2],
-    since: Instant,
+    at: Instant,
 }
 
 impl Clock {
     pub fn new(control: (f64, f64)) -> Clock {
-        let (left, since) = ([(control.0 * 1000.0) as i64; 2], Instant::now());
-        Clock {
-            control,
-            left,
-            since,
-        }
+        let (left, at) = ([(control.0 * 1000.0) as i64; 2], Instant::now());
+        Clock { control, left, at }
     }
 
     /// As PGN's TimeControl has it: `600+5`.
@@ -38,10 +31,9 @@ impl Clock {
         format!("White {white}, Black {black}")
     }
 
-    /// Stops the clock of `side` (`moved`: its increment added, unless the game is `over`) and
-    /// starts the next; false when `side`'s time ran out (its clock then shows 0).
+    /// Stops `side`'s clock (`moved`: increment added unless `over`); false when its time ran out.
     pub fn punch(&mut self, side: u8, moved: bool, over: bool) -> bool {
-        let spent = std::mem::replace(&mut self.since, Instant::now()).elapsed();
+        let spent = std::mem::replace(&mut self.at, Instant::now()).elapsed();
         let left = &mut self.left[usize::from(side != 8)];
         *left -= i64::from(!over) * spent.as_millis() as i64;
         if over || *left > 0 {
@@ -66,10 +58,8 @@ pub fn pgn_clock(ms: i64) -> String {
     format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }
 
-/// A time control as text, `[moves/]base[+increment]` (`40/60+0.5`, `10+5`, `8`; a base may
-/// be `minutes:seconds`, `5:30`, for the units that count minutes): its numbers as written, the
-/// units the caller's (a person's `clock 10+5` counts minutes and seconds, xboard's `level`
-/// too, fastchess's `tc=` seconds); None unless each is a number, finite, from 0 on.
+/// `[moves/]base[+increment]` (`40/60+0.5`, `10+5`, `8`, a base also `5:30`), numbers as written,
+/// in the caller's units; None unless each is a finite number from 0 on.
 pub fn read_control(text: &str) -> Option<(Option<u32>, f64, f64)> {
     let (moves, clock) = match text.split_once('/') {
         Some((moves, clock)) => (Some(moves.parse().ok()?), clock),

@@ -17,8 +17,7 @@ pub struct Explanation {
 
 /// The evaluation of `board` with the terms' weights `w` (lib.rs's `W` in play).
 pub fn explain(board: &Board, w: &[i32]) -> Explanation {
-    let position = Position::of(board);
-    let mut weights = lib_weights();
+    let (position, mut weights) = (Position::of(board), lib_weights());
     weights.truncate(TERMS); // (material and the tables, then the terms' `w`)
     weights.extend(w.iter().map(|&x| unpack(x)));
     let row = |name, keep: &dyn Fn(usize) -> bool| {
@@ -36,12 +35,11 @@ pub fn explain(board: &Board, w: &[i32]) -> Explanation {
             rows.push(row(name, &|i| features.contains(&i)));
         }
     }
-    let (white, side) = (position.eval(&weights), board.side);
     Explanation {
         rows,
+        white: position.eval(&weights),
+        side: board.side,
         position,
-        white,
-        side,
     }
 }
 

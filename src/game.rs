@@ -1,5 +1,4 @@
-//! The game record every front end shares: positions, repetitions, how a game ends (in the
-//! words all of them print), moves in SAN read and written, and PGN.
+//! The game record every front end shares: positions, how a game ends, SAN, PGN.
 
 use crate::input::{clean, parse_fen, short};
 use crate::output::colour;
@@ -17,8 +16,7 @@ pub fn letter(piece: u8) -> char {
     letter.map_or('?', |&c| c as char)
 }
 
-/// How the rules end a game at `board`, `earlier` the keys of the positions before it: mate
-/// (the winner's colour), stalemate, threefold repetition, fifty moves, too little material.
+/// How the rules end a game at `board`, `earlier` the keys of the positions before it.
 pub fn end_of(board: &Board, earlier: &[u64]) -> Option<End> {
     // (the key covers the side to move, castling and e.p. rights, as the rule wants)
     let repeated = earlier.iter().filter(|&&k| k == board.key).count() >= 2;
@@ -132,11 +130,10 @@ impl Game {
     pub fn record(&self, white: &str, black: &str, extra: &[(&str, String)]) -> PgnGame {
         let result = self.end().map_or("*", End::score).to_string();
         let seven = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
-        let date = today();
-        let values = ["rmax game", "?", &date, "-", white, black, &result].map(str::to_string);
+        let values = ["rmax game", "?", &today(), "-", white, black, &result].map(str::to_string);
         let extra = extra.iter().map(|(k, v)| (*k, v.clone()));
         let tags = seven.into_iter().zip(values).chain(extra);
-        let mut tags: Vec<(String, String)> = tags.map(|(k, v)| (k.to_string(), v)).collect();
+        let mut tags: Vec<Tag> = tags.map(|(k, v)| (k.to_string(), v)).collect();
         if self.start.fen() != START {
             tags.push(("SetUp".into(), "1".into()));
             tags.push(("FEN".into(), self.start.fen()));
@@ -156,7 +153,7 @@ pub struct Note {
 /// A game as PGN has it: its tags in their order, the game, the result ending its movetext.
 #[derive(Clone)]
 pub struct PgnGame {
-    pub tags: Vec<(String, String)>,
+    pub tags: Vec<Tag>,
     pub game: Game,
     pub result: String,
 }
@@ -171,10 +168,8 @@ impl PgnGame {
         let escape = |v: &str| v.replace('\\', "\\\\").replace('"', "\\\"");
         let tag = |(k, v): &(String, String)| format!("[{k} \"{}\"]\n", escape(v));
         let tags: String = self.tags.iter().map(tag).collect();
-        let mut units = vec![];
-        let mut noted = false; // the move before had words after it: Black's needs its number
-        let moves = self.game.positions().zip(&self.game.moves).enumerate();
-        for (i, (board, &m)) in moves {
+        let (mut units, mut noted) = (vec![], false); // noted: words after the last move
+        for (i, (board, &m)) in self.game.positions().zip(&self.game.moves).enumerate() {
             if board.side == 8 || i == 0 || noted {
                 let dots = if board.side == 8 { "." } else { "..." };
                 units.push(format!("{}{dots}", board.full));
@@ -196,18 +191,20 @@ fn wrap(units: &[String], width: usize) -> String {
         if !line.is_empty() && line.chars().count() + 1 + unit.chars().count() > width {
             text += &(std::mem::take(&mut line) + "\n");
         }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line += unit;
+        let space = if line.is_empty() { "" } else { " " };
+        line = format!("{line}{space}{unit}");
     }
     text + &line
 }
 
-pub fn tag_value<'a>(tags: &'a [(String, String)], name: &str) -> Option<&'a str> {
+pub fn tag_value<'a>(tags: &'a [Tag], name: &str) -> Option<&'a str> {
     let found = tags.iter().find(|(k, _)| k == name);
     found.map(|(_, v)| v.as_str())
 }
+
+/// A PGN tag: its name and value.
+pub type Tag = (String, String);
+type Tokens = Peekable<std::vec::IntoIter<Token>>;
 
 /// A piece of PGN text: a tag, a move (or what stands for one), a result, or what is wrong.
 enum Token {
@@ -217,8 +214,7 @@ enum Token {
     Bad(String),
 }
 
-/// Cuts PGN text into tokens, leaving out comments (`{...}`, `; ...`), variations (nested),
-/// escape lines (`%`), move numbers, NAGs, annotation glyphs and `e.p.`.
+/// PGN's tokens, without comments, variations, `%` lines, move numbers, NAGs, glyphs and `e.p.`.
 fn tokens(text: &str) -> Vec<Token> {
     let (mut out, mut depth, mut rest) = (vec![], 0usize, text);
     let bad = |e: &str| Token::Bad(e.to_string());
@@ -304,23 +300,21 @@ fn word_token(word: &str) -> Option<Token> {
 }
 
 /// The tags of each game of a PGN text, its moves unread (the games a tournament wrote).
-pub fn read_tags(text: &str) -> Vec<Vec<(String, String)>> {
+pub fn read_tags(text: &str) -> Vec<Vec<Tag>> {
     let (mut games, mut in_tags) = (Vec::<Vec<_>>::new(), false);
     for token in tokens(text) {
         let tag = matches!(token, Token::Tag(..));
-        if let Token::Tag(k, v) = token {
-            if !in_tags {
-                games.push(vec![]); // a game's first tag
-            }
-            games.last_mut().expect("a game begun").push((k, v));
+        match token {
+            Token::Tag(k, v) if in_tags => games.last_mut().expect("a game begun").push((k, v)),
+            Token::Tag(k, v) => games.push(vec![(k, v)]), // a game's first tag
+            _ => {}
         }
         in_tags = tag;
     }
     games
 }
 
-/// Reads the games of a PGN text: `strict` (a review) every game, errors naming the game; else
-/// (`load`) the first. Moves without a result at the end are an unfinished game (`*`).
+/// A PGN text's games: `strict` (a review) all, errors naming the game; else (`load`) the first.
 pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
     let (mut tokens, mut games) = (tokens(text).into_iter().peekable(), vec![]);
     while tokens.peek().is_some() && (strict || games.is_empty()) {
@@ -332,41 +326,38 @@ pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
         let (w, b) = (tag_value(&tags, "White"), tag_value(&tags, "Black"));
         let name = |v: Option<&str>| short(v.unwrap_or("?"));
         let who = w.or(b).map(|_| format!(" ({} - {})", name(w), name(b)));
-        let who = who.unwrap_or_default();
-        let name = format!("game {}{who}: ", games.len() + 1);
+        let name = format!("game {}{}: ", games.len() + 1, who.unwrap_or_default());
         let (game, result) = game.map_err(|e| if strict { name + &e } else { e })?;
         games.push(PgnGame { tags, game, result });
     }
-    if strict && games.is_empty() {
-        let what = "a PGN game is tags like [White \"...\"] and moves like 1. e4 e5";
-        return Err(format!("no game found ({what})"));
-    }
-    Ok(games)
+    let what = "a PGN game is tags like [White \"...\"] and moves like 1. e4 e5";
+    let none = format!("no game found ({what})");
+    (!strict || !games.is_empty()).then_some(games).ok_or(none)
 }
 
-/// The moves of a game up to its result; none before the next game's tags, or no moves and
-/// no result, is a game cut short (strict: an error).
-fn read_moves<I>(
-    tags: &[(String, String)],
-    tokens: &mut Peekable<I>,
-    strict: bool,
-) -> Result<(Game, String), String>
-where
-    I: Iterator<Item = Token>,
-{
-    let mut game = first_position(tags)?;
+/// The moves up to the result; a game without one (and without moves, or before tags) is cut short.
+fn read_moves(tags: &[Tag], tokens: &mut Tokens, strict: bool) -> Result<(Game, String), String> {
+    // the start: the FEN tag's position, or the start position; a variant is refused
+    let given = tag_value(tags, "Variant").unwrap_or("");
+    let variant = given.trim().to_ascii_lowercase();
+    if !["standard", "chess", "from position", "normal", ""].contains(&variant.as_str()) {
+        let (variant, why) = (short(given), "not standard chess, the only game rmax plays");
+        return Err(format!("the variant '{variant}' is {why}"));
+    }
+    let fen = tag_value(tags, "FEN").map(|fen| parse_fen(fen.trim()));
+    let fen = fen.transpose().map_err(|e| format!("bad FEN tag: {e}"))?;
+    let mut game = Game::new(fen.unwrap_or_else(start_board));
     // a movetext without its result token: the Result tag stands, if it is one
     let tagged = tag_value(tags, "Result").filter(|r| ["1-0", "0-1", "1/2-1/2"].contains(r));
+    let cut = strict && tagged.is_none();
     loop {
         match tokens.next_if(|t| !matches!(t, Token::Tag(..))) {
             Some(Token::Word(word)) => play(&mut game, &word)?,
             Some(Token::Result(result)) => return Ok((game, result)),
             Some(Token::Bad(e)) => return Err(e),
-            _ if tagged.is_some() => return Ok((game, tagged.unwrap_or("*").into())),
-            None if tokens.peek().is_none() && !game.moves.is_empty() => {
-                return Ok((game, "*".into()))
+            _ if !cut || tokens.peek().is_none() && !game.moves.is_empty() => {
+                return Ok((game, tagged.unwrap_or("*").into()));
             }
-            _ if !strict => return Ok((game, "*".into())),
             _ => {
                 let results = "no result (1-0, 0-1, 1/2-1/2, *)";
                 let cut = match game.last_numbered() {
@@ -383,37 +374,20 @@ where
     }
 }
 
-/// The start of a game: its FEN tag's position, or the start; a variant is refused.
-fn first_position(tags: &[(String, String)]) -> Result<Game, String> {
-    let given = tag_value(tags, "Variant").unwrap_or("");
-    let variant = given.trim().to_ascii_lowercase();
-    if !["standard", "chess", "from position", "normal", ""].contains(&variant.as_str()) {
-        let (variant, why) = (short(given), "not standard chess, the only game rmax plays");
-        return Err(format!("the variant '{variant}' is {why}"));
-    }
-    let Some(fen) = tag_value(tags, "FEN") else {
-        return Ok(Game::new(start_board()));
-    };
-    let game = parse_fen(fen.trim()).map(Game::new);
-    game.map_err(|e| format!("bad FEN tag: {e}"))
-}
-
 /// Plays the move `word` (SAN or coordinates), or says which move is wrong.
 fn play(game: &mut Game, word: &str) -> Result<(), String> {
     let board = game.board();
     let dots = if board.side == 8 { "." } else { "..." };
     let at = format!("move {}{dots} '{}'", board.full, short(word));
     match read_move(board, word) {
-        Parsed::Move(m) => {
-            game.push(m);
-            Ok(())
-        }
+        Parsed::Move(m) => game.push(m),
         Parsed::Ambiguous(moves) => {
             let moves: Vec<String> = moves.iter().map(|&m| san(board, m)).collect();
-            Err(format!("{at} is ambiguous there: {}", moves.join(" or ")))
+            return Err(format!("{at} is ambiguous there: {}", moves.join(" or ")));
         }
-        Parsed::Illegal | Parsed::NotAMove => Err(format!("{at} is not legal there")),
+        Parsed::Illegal | Parsed::NotAMove => return Err(format!("{at} is not legal there")),
     }
+    Ok(())
 }
 
 /// Today's date as PGN wants it (`2024.05.17`), in UTC.
@@ -467,31 +441,21 @@ pub enum Parsed {
     NotAMove,
 }
 
-/// Reads a move in SAN (`e4`, `Nbd7`, `exd5`, `O-O`, `e8=Q`, `+`/`#` optional, lenient about
-/// `x`, `-`, `=` before the target square and lower-case piece letters but `b`) or coordinates
-/// (`e2e4`, `e7e8q`); no promotion piece is a queen. Text of a move's shape that fits no legal
-/// move is Illegal, and so is one with a mark after its target square (`Nf3x`, `e4x`).
+/// A move in SAN (lenient about `x`, `-`, `=` and lower-case pieces but `b`) or coordinates; no
+/// promotion piece is a queen. Move-shaped text fitting no legal move, or `Nf3x`, is Illegal.
 pub fn read_move(board: &Board, text: &str) -> Parsed {
     read_among(board, text, board.gen(false))
 }
 
-/// A move text without what may follow a move (`e.p.`, `ep`, `+`, `#`, `!`, `?`), split where
-/// marks (`x`, `-`, `:`, `=`) follow the target square, where notation puts none but the `=`
-/// of a promotion: `Nf3x` is `Nf3` and `x`, `e8=Q` is `e8=Q` and nothing.
+/// A move text without `e.p.`, `+`, `#`, `!`, `?`, split where stray marks follow it (`Nf3x`).
 pub fn split_stray(text: &str) -> (&str, &str) {
     let text = text.trim();
-    let ep = ["e.p.", "ep"]
-        .iter()
-        .find_map(|ep| text.strip_suffix(ep).filter(|t| t.len() > 1));
-    let text = ep
-        .unwrap_or(text)
-        .trim()
-        .trim_end_matches(['+', '#', '!', '?']);
+    let ep = |ep| text.strip_suffix(ep).filter(|t: &&str| t.len() > 1);
+    let text = ep("e.p.").or_else(|| ep("ep")).unwrap_or(text);
+    let text = text.trim().trim_end_matches(['+', '#', '!', '?']);
     // the target square's rank is the last digit 1 to 8 (none in castling)
-    let at = text
-        .rfind(|c| ('1'..='8').contains(&c))
-        .map_or(0, |i| i + 1);
-    let (bare, tail) = text.split_at(at);
+    let at = text.rfind(|c| ('1'..='8').contains(&c));
+    let (bare, tail) = text.split_at(at.map_or(0, |i| i + 1));
     let piece = |c: char| "pnbrqk".contains(c.to_ascii_lowercase());
     let promotion = match tail.chars().collect::<Vec<char>>()[..] {
         [] => true,
@@ -509,21 +473,16 @@ pub fn split_stray(text: &str) -> (&str, &str) {
 /// `read_move` choosing among `legal` (refusal.rs passes every from-to-promotion triple).
 pub fn read_among(board: &Board, text: &str, legal: Vec<Move>) -> Parsed {
     let (text, stray) = split_stray(text);
-    let castle = ["O-O", "0-0", "o-o", "O-O-O", "0-0-0", "o-o-o"]
-        .iter()
-        .position(|&c| c == text);
+    let castles = ["O-O", "0-0", "o-o", "O-O-O", "0-0-0", "o-o-o"];
+    let castle = castles.iter().position(|&c| c == text);
     let mut c: Vec<char> = text.chars().filter(|c| !"x-:=".contains(*c)).collect();
-    let kind = c
-        .first()
-        .and_then(|&p| "PNBRQK".find(p).or("-nxrqk".find(p))); // ('-' and 'x': never there)
+    let kind = |p| "PNBRQK".find(p).or("-nxrqk".find(p)); // ('-' and 'x': never there)
+    let kind = c.first().and_then(|&p| kind(p));
     let kind = kind.map(|k| k as u8 + 1).inspect(|_| _ = c.remove(0));
     // (a pawn or a king as promotion piece is move syntax too: an illegal move)
-    let promo = c
-        .last()
-        .and_then(|&p| "pnbrqk".find(p.to_ascii_lowercase()));
-    let promo = promo
-        .filter(|_| kind.is_none_or(|k| k == 1))
-        .map(|p| p as u8 + 1);
+    let promo = c.last().and_then(|p| "pnbrqk".find(p.to_ascii_lowercase()));
+    let promo = promo.filter(|_| kind.is_none_or(|k| k == 1));
+    let promo = promo.map(|p| p as u8 + 1);
     c.truncate(c.len() - usize::from(promo.is_some()));
     let file = |c: char| ('a'..='h').contains(&c).then(|| c as usize - 'a' as usize);
     let rank = |c: char| ('1'..='8').contains(&c).then(|| c as usize - '1' as usize);
@@ -573,18 +532,14 @@ pub fn san(board: &Board, m: Move) -> String {
         1 if m.from & 7 != m.to & 7 => format!("{}x{to}{promotion}", &from[..1]),
         1 => to + &promotion,
         _ => {
-            // the from-file, else the from-rank, else both, when another piece of the same
-            // kind could go there too
+            // the from-file, rank or square when a piece of the same kind could go there too
             let rival = |o: &Move| o.to == m.to && o.from != m.from && board.b[o.from] & 7 == p;
             let rivals: Vec<Move> = board.gen(false).into_iter().filter(rival).collect();
-            let which = if rivals.is_empty() {
-                ""
-            } else if rivals.iter().all(|o| o.from & 7 != m.from & 7) {
-                &from[..1]
-            } else if rivals.iter().all(|o| o.from >> 4 != m.from >> 4) {
-                &from[1..]
-            } else {
-                &from
+            let which = match () {
+                _ if rivals.is_empty() => "",
+                _ if rivals.iter().all(|o| o.from & 7 != m.from & 7) => &from[..1],
+                _ if rivals.iter().all(|o| o.from >> 4 != m.from >> 4) => &from[1..],
+                _ => &from,
             };
             let x = if board.b[m.to] > 0 { "x" } else { "" };
             format!("{}{which}{x}{to}", white(p))

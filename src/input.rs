@@ -1,13 +1,11 @@
-//! What comes in: standard input, read on a thread of its own so that `stop`, `isready`, `?`
-//! and Enter are obeyed while the engine thinks, and the parsing shared by the front ends.
+//! Standard input, read on a thread so that `stop` and Enter come while the engine thinks; parsing.
 
 use crate::output::colour;
 use rmax::Board;
 use std::io::BufRead;
 use std::sync::mpsc::{channel, Receiver, Sender};
 
-/// What a front end waits for: a line, a line too long to keep (its bytes), the end of input,
-/// the end of search number n, or an alarm the terminal set (a clock may have fallen).
+/// What a front end waits for: input, a search's end, or the terminal's alarm (a clock may fall).
 pub enum Event {
     Line(String),
     TooLong(usize),
@@ -16,12 +14,10 @@ pub enum Event {
     Alarm,
 }
 
-/// The longest line kept (bytes): a `position ... moves` of thousands of plies fits; more is
-/// garbage, and storing it all could cost gigabytes.
+/// The longest line kept (bytes): more is garbage, and storing it all could cost gigabytes.
 pub const MAX_LINE: usize = 1 << 20;
 
-/// Starts the input thread: each line of standard input becomes an Event. It reads bytes,
-/// not text, so that binary garbage is garbage and not an I/O error.
+/// Starts the input thread; it reads bytes, so that binary garbage is no I/O error.
 pub fn read_input() -> (Sender<Event>, Receiver<Event>) {
     let (events, input) = channel();
     let lines = events.clone();
@@ -37,8 +33,7 @@ pub fn read_input() -> (Sender<Event>, Receiver<Event>) {
     (events, input)
 }
 
-/// The next line, or Event::TooLong for one over `max` bytes, whose rest is read and thrown
-/// away, never stored. None at the end of input (or a read error).
+/// The next line, or Event::TooLong past `max` bytes (the rest never stored); None at the end.
 fn next_line(input: &mut impl BufRead, max: usize) -> Option<Event> {
     let (mut line, mut length, mut read_any) = (Vec::new(), 0usize, false);
     while let Ok(chunk @ [_, ..]) = input.fill_buf() {
@@ -63,14 +58,18 @@ fn next_line(input: &mut impl BufRead, max: usize) -> Option<Event> {
     })
 }
 
-/// A FEN from outside: Board::from_fen, plus X-FEN castling letters of the corner rooks
-/// (`HAha`) read as KQkq, material no game reaches refused (31 queens would overflow the
-/// engine's packed scores), a move number beyond the engine's range named so, and control
-/// characters escaped in the message.
+/// A FEN from outside: X-FEN castling (`HAha`) read, material no game reaches refused (31 queens
+/// would overflow the packed scores), an out-of-range move number named, the message escaped.
 pub fn parse_fen(fen: &str) -> Result<Board, String> {
     let mut fields: Vec<String> = fen.split_whitespace().map(str::to_string).collect();
     if let Some(castling) = fields.get_mut(2) {
-        *castling = standard_castling(castling)?;
+        let lower = castling.to_ascii_lowercase();
+        if let Some(f) = lower.chars().find(|c| "bcdefg".contains(*c)) {
+            let why = "is Chess960, which rmax does not play";
+            return Err(format!("castling with the rook on the {f} file {why}"));
+        }
+        let standard = |c: char| "HAha".find(c).map_or(c, |i| b"KQkq"[i] as char);
+        *castling = castling.chars().map(standard).collect();
     }
     for (i, what) in [(4, "half-move clock"), (5, "full-move number")] {
         let n = fields.get(i).map_or("0", String::as_str);
@@ -79,19 +78,7 @@ pub fn parse_fen(fen: &str) -> Result<Board, String> {
         }
     }
     let board = Board::from_fen(&fields.join(" ")).map_err(|e| clean(&e, 120))?;
-    check_material(&board)?;
-    Ok(board)
-}
-
-fn standard_castling(field: &str) -> Result<String, String> {
-    let letter = |c: char| match c {
-        'B'..='G' | 'b'..='g' => Err(format!(
-            "castling with the rook on the {} file is Chess960, which rmax does not play",
-            c.to_ascii_lowercase()
-        )),
-        _ => Ok("HAha".find(c).map_or(c, |i| b"KQkq"[i] as char)),
-    };
-    field.chars().map(letter).collect()
+    check_material(&board).map(|()| board)
 }
 
 /// At most 16 men and 8 pawns a side, and no more promoted pieces than missing pawns.
@@ -137,9 +124,7 @@ pub fn short(s: &str) -> String {
     clean(s, 40)
 }
 
-/// Text from outside made safe to print: at most `max` characters (then "..."), control
-/// characters escaped (`\x1b`, `\u{85}`) so that they can neither garble a terminal nor split
-/// a protocol line.
+/// Outside text safe to print: at most `max` characters, control characters escaped.
 pub fn clean(s: &str, max: usize) -> String {
     let mut t = String::new();
     for c in s.chars().take(max) {

@@ -1,12 +1,9 @@
-//! Strength levels (UCI's `UCI_Elo`, the terminal's `level`; README, "Strength levels"): what
-//! a level searches and which of its lines it plays (`searcher.rs`'s `play_level` runs it, and
-//! waits as `pace.rs` says).
+//! Strength levels (`UCI_Elo`, `level`; README): what a level searches and which line it plays.
 
 use crate::output::mating;
 use rmax::{Board, Info};
 
-/// README's table (Elo, nodes a move, lines, margin in cp), interpolated between rows. 1000
-/// had 1,000 nodes until bench 212731: too few to complete depth 2 with four lines.
+/// README's table (Elo, nodes a move, lines, margin in cp), interpolated between rows.
 const TABLE: [(i64, u64, usize, i32); 4] = [
     (1000, 1_500, 4, 200),
     (1400, 4_000, 4, 100),
@@ -14,8 +11,7 @@ const TABLE: [(i64, u64, usize, i32); 4] = [
     (2250, 10_000_000, 1, 0),
 ];
 
-/// The nodes a level searches at least against a bare king, which every player can mate:
-/// 200,000 mated in all 30 test games within 39 plies; 100,000 needed up to 93.
+/// The least nodes against a bare king: 200,000 mated in all 30 test games (100,000 took 93 plies).
 pub const BARE_KING_NODES: u64 = 200_000;
 
 pub const ELO_MIN: i64 = TABLE[0].0;
@@ -71,8 +67,7 @@ impl Level {
         bare
     }
 
-    /// The line to play among `lines` (a completed iteration's; README): as a person, a queen
-    /// unless an underpromotion scores above every other line; 0 when none qualifies.
+    /// The line to play (README): a queen unless an underpromotion beats all; 0 if none qualifies.
     pub fn pick(&self, lines: &[Info], random: u64) -> usize {
         let Some(best) = lines.iter().map(|l| l.score).max() else {
             return 0;
@@ -112,8 +107,7 @@ pub mod tests {
     #[test]
     fn picks_stay_within_the_margin_and_favour_the_better_lines() {
         let level = Level::new(1400).expect("a level");
-        let lines = [line(50), line(40), line(-20), line(-300)];
-        let mut counts = [0; 4];
+        let (lines, mut counts) = ([line(50), line(40), line(-20), line(-300)], [0; 4]);
         for random in 0..10_000 {
             counts[level.pick(&lines, random)] += 1;
         }

@@ -1,18 +1,9 @@
-//! rmax's text interface over the engine (`src/lib.rs`, the library): one program for a person
-//! at a terminal, chess GUIs and the tools. The files, in the order a command flows through them:
-//!
-//! - `main.rs` (here) reads the command line: a command (`perft`, `bench`, `eval`, `review`, the
-//!   tools) runs and exits; without one, the first line of input chooses the mode.
-//! - `input.rs` reads standard input on a thread of its own, and the words, numbers and FENs in it.
-//! - A front end reads its commands: `terminal.rs` (a person), `uci.rs`, `xboard.rs`; into a
-//!   `game.rs` game (SAN, PGN, how a game ends; `refusal.rs` says why a move is illegal) and an
-//!   `Ask` of `timeman.rs` (time management: limits and a stop rule for the search).
-//! - `searcher.rs` runs the search on a thread (Lazy SMP; at a `level.rs` level, its pick of a
-//!   line and `pace.rs`'s wait) and hands back the move.
-//! - `output.rs` prints what every front end prints alike (`say!`, scores, lines, the board).
-//! - Beside them: `clock.rs` (the terminal's game clock), `review.rs` (a game reviewed), `eval.rs`
-//!   (the `eval` command), `bench.rs`, `random.rs`, and `tools/` (the strength tools: datagen,
-//!   tune, spsa, calibrate). No file imports one that imports it back.
+//! rmax's text interface over the engine (`src/lib.rs`): one program for people, GUIs and tools.
+//! `main.rs` runs a command line's command, else the first line of input picks the mode; `input.rs`
+//! reads input on a thread; the front ends `terminal.rs`, `uci.rs`, `xboard.rs` read commands into
+//! a `game.rs` game (`refusal.rs`: why a move is illegal) and a `timeman.rs` `Ask`; `searcher.rs`
+//! searches on a thread (`level.rs`, `pace.rs`); `output.rs` prints what all print alike. Beside
+//! them: `clock.rs`, `review.rs`, `eval.rs`, `bench.rs`, `random.rs`, `tools/`. No import cycles.
 
 use rmax::{Board, START};
 use std::io::{IsTerminal, Write};
@@ -45,10 +36,8 @@ use output::{duration, VERSION};
 
 fn main() {
     // args_os: an argument that is not UTF-8 is a bad argument, not a reason to panic
-    let args: Vec<String> = std::env::args_os()
-        .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    let lossy = |a: std::ffi::OsString| a.to_string_lossy().into_owned();
+    let args: Vec<String> = std::env::args_os().skip(1).map(lossy).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     match args.as_slice() {
         [] => interactive(),
@@ -96,14 +85,12 @@ fn complaint(args: &[&str]) -> String {
 /// when one is given empty (a script's variable that came out empty is no start position).
 fn board(command: &str, words: &[&str]) -> Board {
     let fen = words.join(" ");
-    let fen = match (words.is_empty(), fen.trim().is_empty()) {
-        (true, _) => START.to_string(),
-        (false, true) => fail(&format!(
-            "{command}: the FEN is empty (leave it out for the start position)"
-        )),
-        (false, false) => fen,
-    };
-    parse_fen(&fen).unwrap_or_else(|e| fail(&format!("{command}: bad FEN: {e}")))
+    if !words.is_empty() && fen.trim().is_empty() {
+        let empty = format!("{command}: the FEN is empty (leave it out for the start position)");
+        fail(&empty);
+    }
+    let fen = if words.is_empty() { START } else { &fen };
+    parse_fen(fen).unwrap_or_else(|e| fail(&format!("{command}: bad FEN: {e}")))
 }
 
 /// A depth argument within `range`, or the complaint.
@@ -161,8 +148,7 @@ fn perft(depth: &str, fen: &[&str]) {
     let nodes = searcher::divide(&board, depth, &AtomicBool::new(false)).unwrap_or(0);
     let secs = clock.elapsed().as_secs_f64();
     let (time, speed) = (duration(secs), nodes as f64 / secs.max(1e-9));
-    say!("\nTime: {time}, {speed:.0} leaves per second");
-    say!("Nodes searched: {nodes}");
+    say!("\nTime: {time}, {speed:.0} leaves per second\nNodes searched: {nodes}");
 }
 
 /// No arguments: the first command chooses UCI, xboard or the terminal.

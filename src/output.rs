@@ -2,8 +2,7 @@
 
 use rmax::{Board, Move, MATE};
 
-/// Prints a line. Output nobody reads any more (the GUI went away, a pipe was closed) is no
-/// reason to panic; the lock keeps lines printed by the search thread whole.
+/// Prints a line: closed output is no reason to panic; the lock keeps lines whole.
 macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
@@ -13,8 +12,7 @@ macro_rules! say {
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// A time as people read it: `76.3 ms`, `1.935 s` below 10 s, then `42 s`, `17 min 5 s`, `3 h
-/// 20 min`.
+/// A time as people read it: `76.3 ms`, `1.935 s`, `42 s`, `17 min 5 s`, `3 h 20 min`.
 pub fn duration(secs: f64) -> String {
     let s = secs.round() as u64;
     match secs {
@@ -92,8 +90,7 @@ pub fn moves_text(moves: &[Move]) -> String {
     names.join(" ")
 }
 
-/// The board a rank a line, rank 8 on top (rank 1 when `turned`), then the files: each piece
-/// as `piece` draws it, the squares `marked` names in brackets (the last move).
+/// The board, rank 8 on top unless `turned`, pieces as `piece` draws them, `marked` ones bracketed.
 pub fn diagram(
     board: &Board,
     turned: bool,

@@ -1,5 +1,4 @@
-//! A level's pace: the time a person would take for a move (README, "Strength levels"),
-//! from what the search saw and some chance.
+//! A level's pace: the time a person would take for a move (README, "Strength levels").
 
 use rmax::{Board, Info, Move, MATE};
 
@@ -8,14 +7,12 @@ pub const MIN_MS: u64 = 600;
 pub const MAX_MS: u64 = 4000;
 /// A reply this much better than the next line (cp) is obvious, and takes this long.
 const OBVIOUS: (i32, f64) = (150, 1000.0);
-/// Lines this close to the best (cp) make a hard choice, which takes from this long (an easy
-/// one) to MAX_MS (the hardest).
+/// Lines this close (cp) make a hard choice: from this long (easy) to MAX_MS (the hardest).
 const CHOICE: (i32, f64) = (40, 1500.0);
 /// The first moves of a game come twice as quick: a person knows them.
 const OPENING_MOVES: u32 = 4;
 
-/// The time (ms, MIN_MS to MAX_MS) a person would take to play `played` in `board` after the
-/// opponent's `last`, having seen `lines` (best first, the mover's view); `random`: any.
+/// The ms (MIN_MS to MAX_MS) a person takes to play `played` after `last`, having seen `lines`.
 pub fn think_ms(
     board: &Board,
     last: Option<Move>,
@@ -36,8 +33,7 @@ pub fn think_ms(
     } else if recapture || gap >= OBVIOUS.0 || best >= MATE - 1 {
         OBVIOUS.1
     } else {
-        // how hard the choice is, 0..1: close candidates weigh most, then a balanced game,
-        // then the number of moves to look at
+        // how hard the choice is, 0..1: close candidates, a balanced game, many moves
         let near = |s: &&i32| best - **s <= CHOICE.0;
         let close = match scores.len().saturating_sub(1) {
             0 => 0.5,
@@ -67,8 +63,7 @@ mod tests {
         Board::from_fen(&fen).expect("a FEN")
     }
 
-    /// The least and the most of 200 draws to play `played` in `board` (`recapture`: onto the
-    /// last move's target).
+    /// The least and the most of 200 draws (`recapture`: onto the last move's target).
     fn range(board: &Board, played: Move, recapture: bool, lines: &[Info]) -> (u64, u64) {
         let last = Some(played).filter(|_| recapture);
         let times = (0..200).map(|r| think_ms(board, last, played, lines, r * 7919));

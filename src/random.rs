@@ -1,6 +1,4 @@
-//! Chance, from the standard library alone: a fresh seed (the process's random hash keys mixed
-//! with the time: two games at a level differ, two tool runs too), and a small generator that a
-//! seed replays (`rmax spsa` keeps its state in its state file, `rmax datagen` a game's).
+//! Chance from std alone: a fresh seed (random hash keys and the time), and a replayable generator.
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};

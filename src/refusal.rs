@@ -1,8 +1,5 @@
-//! Why a move is refused: for a text that is move syntax but no legal move, the one reason that
-//! is true, in a club player's words. The rules run in a player's order: our piece there, its
-//! way of moving, a promotion, its path, the target, a pawn's capture; castling's rules; last the
-//! king (a pin, a king walking into check, a check left unanswered), so that a check never
-//! hides a blocked path.
+//! Why a move is refused, in a club player's words: the rules in a player's order, the king last,
+//! so that a check never hides a blocked path.
 
 use crate::game::{read_among, read_move, san as san_of, split_stray, Parsed};
 use crate::output::colour;
@@ -21,8 +18,7 @@ pub fn why(board: &Board, text: &str) -> Option<String> {
     }
     // the move without the marks after its target square (`Nf3` of `Nf3x`)
     let (bare, stray) = split_stray(text);
-    // what the text names, by read_move's own rules, on a board holding a `k` on every square:
-    // SAN names one piece type, coordinates fit them all
+    // what the text names by read_move's rules, on a board of `k`s: SAN one kind, coordinates all
     let named = |k: u8| {
         let mut full = *board;
         full.b = [k | us; 128];
@@ -47,8 +43,7 @@ pub fn why(board: &Board, text: &str) -> Option<String> {
     let best = ours.iter().rev().map(|&m| fault(board, m, text));
     let (stage, reason) = best.max_by_key(|f| f.0).unwrap_or_default();
     let (white, piece) = (colour(us).to_lowercase(), NAMES[k as usize]);
-    // a wrong file, rank or square (`Nbd5`: no piece there moves so): the legal moves of the
-    // kind to the target, with its promotion, from the squares the text leaves out
+    // a wrong file, rank or square (`Nbd5`): the legal moves to the target the text leaves out
     let left_out = |m: &Move| {
         let (from, promo) = (|n: &Move| n.from == m.from, |n: &Move| n.promo == m.promo);
         board.b[m.from] == us | k
@@ -56,8 +51,7 @@ pub fn why(board: &Board, text: &str) -> Option<String> {
             && !all.iter().any(from)
             && all.iter().any(promo)
     };
-    let wrong = san && stage <= 2;
-    let mut others = board.gen(false);
+    let (wrong, mut others) = (san && stage <= 2, board.gen(false));
     others.retain(|m| wrong && left_out(m));
     let reason = match stage {
         8 => return None,
@@ -69,8 +63,7 @@ pub fn why(board: &Board, text: &str) -> Option<String> {
     Some(reason + &who_can(board, &others))
 }
 
-/// The pieces that can make `moves` instead: "; the knight on e3 can (Nd5)", "; the knight on
-/// c3 (Ncd5) and the knight on e3 (Ned5) can"; nothing for none.
+/// The pieces that can make `moves` instead: "; the knight on e3 can (Nd5)"; nothing for none.
 fn who_can(board: &Board, moves: &[Move]) -> String {
     let can = |m: &Move, can| format!("{}{can} ({})", name(board, m.from), san_of(board, *m));
     match moves {
@@ -103,9 +96,8 @@ fn every_triple() -> Vec<Move> {
     squares().flat_map(to_all).flat_map(promos).collect()
 }
 
-/// How far move `m` (named by `text`) gets: the first rule it breaks, by its place in the
-/// order (0 no piece, 1 not ours, 2 its way of moving, 3 promotion, 4 path, 5 target, 6 a
-/// pawn's capture, 7 castling or the king), and why; 8 when it breaks none.
+/// How far `m` gets: the first rule it breaks (0 no piece, 1 not ours, 2 its way, 3 promotion,
+/// 4 path, 5 target, 6 a pawn's capture, 7 castling or the king; 8 none), and why.
 fn fault(b: &Board, m: Move, text: &str) -> (usize, String) {
     let (f, t, us, p) = (m.from, m.to, b.side, b.b[m.from]);
     let (k, last) = (p & 7, p & 7 == 1 && t >> 4 == [7, 0][us as usize / 16]);
@@ -146,8 +138,7 @@ fn fault(b: &Board, m: Move, text: &str) -> (usize, String) {
     (stage, reason)
 }
 
-/// Why move `m` (named by `text`), sound in every other way, is illegal: the king it leaves in
-/// check or walks into check; None if it does not.
+/// Why `m`, sound otherwise, is illegal: the king left in or walking into check; None if not.
 fn king(b: &Board, m: Move, text: &str) -> Option<String> {
     let (us, mut after) = (b.side, b.after(m));
     after.side ^= 24;
@@ -194,8 +185,7 @@ fn castling(b: &Board, long: bool) -> Option<String> {
     })
 }
 
-/// Can a `k` of colour `side` go from `f` to `t` on an empty board? A pawn: a step forward, a
-/// double step from its first rank, a capture.
+/// Can a `k` of colour `side` go from `f` to `t` on an empty board (a pawn: its steps, a capture)?
 fn reaches(k: u8, side: u8, f: usize, t: usize) -> bool {
     let ((x, y), up) = (delta(f, t), [0, 1, -1][side as usize / 8]);
     let first = f >> 4 == [1, 6][side as usize / 16];

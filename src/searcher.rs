@@ -1,6 +1,5 @@
-//! The engine on a thread of its own, so that the front end keeps reading input: a search
-//! (or a perft) runs there and ends one way, Event::Done, after which the front end joins it.
-//! With threads (Lazy SMP), helpers search the same position, sharing the hash table.
+//! The engine on a thread of its own, so that the front end keeps reading input: a job ends with
+//! Event::Done, then the front end joins it. Lazy SMP's helpers share the hash table.
 
 use crate::game::Game;
 use crate::input::Event;
@@ -20,15 +19,14 @@ use std::time::{Duration, Instant};
 pub const HASH_MB: usize = 16;
 pub const MAX_LINES: usize = 256;
 pub const MAX_THREADS: usize = 256;
-/// Helpers search only when the hard limit is at least this (ms): on a short clock, threads
-/// that fill both cores delay the move (a time loss at 1+0.01 on 2 cores).
+/// The least hard limit (ms) for helpers: on a short clock they delay the move (a loss at 1+0.01).
 const SMP_MIN_MS: u64 = 100;
 
 /// How a search ended: its move (None: there is none), its line's info, each thread's nodes.
 pub struct Outcome {
     pub best: Option<Move>,
     pub info: Info,
-    pub threads: Vec<u64>,
+    pub nodes: Vec<u64>,
 }
 
 /// A search's move (None: there is none) and its line's info.
@@ -44,8 +42,7 @@ pub struct Searcher {
     away: Option<JoinHandle<Back>>,
     threads: usize,
     mb: usize,
-    /// The running job's stop flag (each job its own, so that a late `stop` cannot stop the
-    /// next), and its wake flag, which only `stop()` sets (a node cap sets the stop flag).
+    /// The job's stop flag (a late `stop` cannot stop the next), and its wake flag (`stop()` only).
     flags: [Arc<AtomicBool>; 2],
     /// Set by the running job as it sends Event::Done: its thread may still be running then.
     done: Arc<AtomicBool>,
@@ -70,10 +67,8 @@ impl Searcher {
         }
     }
 
-    /// Searches `game`'s position as `plan` says, `print` seeing each line of each iteration,
-    /// until the plan's stop rule or a mate in its `mate` moves stops it. At a `level` rmax
-    /// plays as `play_level` says, on one thread, as does a search of a hard limit under
-    /// SMP_MIN_MS.
+    /// Searches `game` as `plan` says, `print` seeing each line, until its rule or a mate stops it;
+    /// at a `level` (`play_level`), or a hard limit under SMP_MIN_MS, on one thread.
     pub fn start(
         &mut self,
         game: &Game,
@@ -85,9 +80,7 @@ impl Searcher {
         let (lim, mate, mut rule) = (plan.lim, plan.mate, plan.rule);
         let alone = level.is_some() || lim.hard < SMP_MIN_MS;
         let threads = if alone { 1 } else { self.threads };
-        if let Some(rule) = &mut rule {
-            rule.on_threads(threads);
-        }
+        rule.iter_mut().for_each(|rule| rule.on_threads(threads));
         let found = move |i: &Info| match Score::of(i.score) {
             Score::Mate(m) => i.multipv <= 1 && mate.is_some_and(|n| i64::from(m.abs()) <= n),
             Score::Cp(_) => false,
@@ -107,17 +100,12 @@ impl Searcher {
             };
             engine.report = None;
             let helpers = helpers.iter().map(|h| h.nodes);
-            let threads = std::iter::once(engine.nodes).chain(helpers).collect();
-            Some(Outcome {
-                best,
-                info,
-                threads,
-            })
+            let nodes = std::iter::once(engine.nodes).chain(helpers).collect();
+            Some(Outcome { best, info, nodes })
         }));
     }
 
-    /// Counts the leaf nodes `depth` plies below `board` as `divide` prints them, then the
-    /// total; `stop` ends it early.
+    /// `go perft`: `divide`'s counts and the total; `stop` ends it early.
     pub fn perft(&mut self, board: Board, depth: u32) {
         self.spawn(Box::new(move |engine, _, _| {
             match divide(&board, depth, &engine.stop) {
@@ -129,8 +117,7 @@ impl Searcher {
         self.counting = true;
     }
 
-    /// Runs `job` on a new thread (a job running is stopped first); it hands the engines back
-    /// and says Event::Done when it ends.
+    /// Runs `job` on a new thread (a running one stopped first); it ends with Event::Done.
     fn spawn(&mut self, job: Job) {
         let (mut engine, mut helpers) = self.idle();
         (self.flags, self.done) = Default::default();
@@ -145,16 +132,14 @@ impl Searcher {
         }));
     }
 
-    /// Lets a running perft end and waits for it: a command after `go perft 2` is meant for
-    /// after its answer, which takes microseconds (only `stop` ends one early).
+    /// Waits for a running perft: the next command is meant for after its answer (microseconds).
     pub fn let_perft_end(&mut self) {
         if self.counting {
             self.join();
         }
     }
 
-    /// A table of `mb` MB: the old one is freed first (with the helpers, which share it), so
-    /// that the two never live at once.
+    /// A table of `mb` MB, the old one freed first (with the helpers): the two never live at once.
     pub fn resize(&mut self, mb: usize) {
         let (mut engine, _) = self.idle();
         engine.resize(0);
@@ -176,8 +161,7 @@ impl Searcher {
         self.threads
     }
 
-    /// The engine and `threads - 1` helpers, at home (a job running is stopped first): helper
-    /// i searches `i % 2` plies deeper, so that neighbours do not walk in step.
+    /// The engine and its helpers, at home (a job stopped first); odd helpers go a ply deeper.
     fn idle(&mut self) -> (Engine, Vec<Engine>) {
         self.finish();
         let (engine, mut helpers) = self.home.take().expect("the engine is home");
@@ -203,8 +187,7 @@ impl Searcher {
         self.away.is_some()
     }
 
-    /// Has the running job ended (and waits to be joined)? Its Event::Done may have come
-    /// already: its thread's end may not have (a `ponderhit` then waited for no other event).
+    /// Has the job ended, to be joined? Event::Done may come before its thread ends (`ponderhit`).
     pub fn ended(&self) -> bool {
         self.away.is_some() && self.done.load(Relaxed)
     }
@@ -236,11 +219,8 @@ impl Searcher {
     }
 }
 
-/// Plays a move of `board` at `level` within `lim` (its lines asked for reported by
-/// `engine.report`): the level's search, the pick among the lines of the last iteration
-/// that completed them all (an unfinished one's best so far may be a queen left hanging),
-/// then the pace's wait from the start, which `wake` ends. The info is the picked line's,
-/// its time the whole move's.
+/// Plays at `level` within `lim`: the pick among the lines of the last iteration that completed
+/// them all (an unfinished one may hang a queen), then the pace's wait, which `wake` ends.
 fn play_level(
     level: Level,
     engine: &mut Engine,
@@ -250,9 +230,7 @@ fn play_level(
     last: Option<Move>,
     wake: &AtomicBool,
 ) -> Found {
-    let start = Instant::now();
-    let level = level.facing(board);
-    let asked = lim.multipv;
+    let (start, level, asked) = (Instant::now(), level.facing(board), lim.multipv);
     (lim.nodes, lim.multipv) = (lim.nodes.min(level.nodes), asked.max(level.lines));
     // an iteration's lines: those asked for, or fewer legal moves
     let expected = lim.multipv.clamp(1, board.gen(false).len().max(1));
@@ -294,8 +272,7 @@ fn play_level(
     (best, info)
 }
 
-/// Lazy SMP: `helpers` search `board` (one line, no limit but the depth, no report) while
-/// `main` searches within `lim`; its stop flag, set when its search ends, ends theirs.
+/// Lazy SMP: `helpers` search (depth only) while `main` searches `lim`; its stop flag ends theirs.
 fn lazy_smp(
     main: &mut Engine,
     helpers: &mut [Engine],
@@ -303,11 +280,8 @@ fn lazy_smp(
     keys: &[u64],
     lim: Limits,
 ) -> Found {
-    let halt = main.stop.clone();
-    let helper_lim = Limits {
-        depth: lim.depth,
-        ..Limits::default()
-    };
+    let (halt, mut helper_lim) = (main.stop.clone(), Limits::default());
+    helper_lim.depth = lim.depth;
     thread::scope(|scope| {
         for helper in helpers {
             (helper.stop, helper.report) = (halt.clone(), None);
@@ -319,8 +293,7 @@ fn lazy_smp(
     })
 }
 
-/// `engine.think`, to depth 1 whatever stops it (a node limit of 1, a tiny time, an early
-/// `stop`): a depth-1 search follows, so that the move played is a searched one.
+/// `engine.think`, and a depth-1 search if it stopped before depth 1: the move played is searched.
 pub fn think(engine: &mut Engine, board: &Board, keys: &[u64], lim: Limits) -> Found {
     let (best, info) = engine.think(board, keys, lim);
     if info.depth > 0 || best.is_none() {
@@ -342,8 +315,7 @@ pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().expect("a lock no panic poisoned")
 }
 
-/// Prints the leaf count below each legal move (`e2e4: 20`) and returns their sum; when
-/// `stop` is set meanwhile, how far it came (the counts so far stay printed).
+/// Prints the leaves below each move (`e2e4: 20`) and returns the sum; stopped, how far it came.
 pub fn divide(board: &Board, depth: u32, stop: &AtomicBool) -> Result<u64, String> {
     let (moves, mut total) = (board.gen(false), 0);
     for (done, &m) in moves.iter().enumerate().filter(|_| depth > 0) {
@@ -358,18 +330,16 @@ pub fn divide(board: &Board, depth: u32, stop: &AtomicBool) -> Result<u64, Strin
     Ok(if depth == 0 { 1 } else { total })
 }
 
-/// Leaf nodes of the legal move tree `depth` plies below `board`, or None when `stop` is set
-/// meanwhile.
+/// Leaf nodes `depth` plies below `board`; None when `stop` is set.
 fn perft(board: &Board, depth: u32, stop: &AtomicBool) -> Option<u64> {
     if stop.load(Relaxed) {
         return None;
     }
+    let below = |m| perft(&board.after(m), depth - 1, stop);
     let moves = board.gen(false);
     match depth {
         0 => Some(1),
         1 => Some(moves.len() as u64),
-        _ => (moves.into_iter())
-            .map(|m| perft(&board.after(m), depth - 1, stop))
-            .sum(),
+        _ => moves.into_iter().map(below).sum(),
     }
 }

@@ -1,5 +1,4 @@
-//! A person at the terminal: moves and the commands of COMMANDS read into time management's `Ask`;
-//! rmax thinks on the search thread while input keeps coming (`while_thinking`).
+//! A person at the terminal: moves and COMMANDS, read while rmax thinks on the search thread.
 
 use crate::clock::{face, pgn_clock, read_control, Clock, MAX_INCREMENT, MAX_MINUTES};
 use crate::eval::explain;
@@ -14,6 +13,7 @@ use crate::searcher::{lock, Searcher, MAX_THREADS};
 use crate::timeman::{plan, Ask, OVERHEAD_MS};
 use rmax::{Board, Info, Move, W};
 use std::collections::VecDeque;
+use std::fs::File;
 use std::io::{IsTerminal, Write};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
@@ -62,37 +62,252 @@ const COMMANDS: [Command; 28] = [
         t.search.new_game(); // an empty hash table, no history
         t.set_game(Game::new(start_board()), Some(t.human));
     }),
-    (&["undo"], |t, _| t.undo()),
+    (&["undo"], |t, _| {
+        if t.game.resigned.take().is_some() {
+            let on_time = std::mem::take(&mut t.on_time);
+            t.clock = t.clock.filter(|_| !on_time);
+            let limit = t.limit_text();
+            match on_time {
+                true => say!("The loss on time is taken back; the clock is off: {limit}."),
+                false => say!("You take back your resignation."),
+            }
+            return t.show();
+        }
+        // the person's last move, and rmax's reply if rmax moved last
+        let take = 1 + usize::from(t.game.board().side == t.human);
+        let only = "Nothing of yours to undo: rmax made the only move. Type new to start again.";
+        match t.game.moves.len() {
+            0 => return say!("Nothing to undo."),
+            n if n < take => return say!("{only}"),
+            n => {
+                (0..take).for_each(|_| t.game.pop());
+                t.clocks.truncate(n - take);
+            }
+        }
+        if let Some(clocks) = t.clock.map(Clock::text) {
+            say!("The clocks stay as they are ({clocks}): an undo takes back moves, not time.");
+        }
+        t.show();
+    }),
     (&["go"], |t, _| t.choose_side(t.game.board().side ^ 24)),
     (&["white"], |t, _| t.choose_side(8)),
     (&["black"], |t, _| t.choose_side(16)),
-    (&["hint"], |t, _| t.hint()),
+    (&["hint"], |t, _| {
+        let (board, keys, mut ask) = (*t.game.board(), t.game.keys(), Ask::default());
+        ask.movetime = Some(t.pace_ms().min(HINT_MS) as i64);
+        let engine = t.search.engine();
+        (engine.stop, engine.report) = (Arc::default(), None);
+        if let (Some(m), info) = engine.think(&board, &keys, plan(ask).lim) {
+            let score = Score::white(info.score, board.side).pawns();
+            say!("Hint: {} ({score})", numbered(&board, m));
+        }
+    }),
     (&["resign"], |t, _| {
         t.game.resigned = Some(t.human);
         t.next();
     }),
-    (&["time"], Terminal::set_time),
-    (&["clock"], Terminal::set_clock),
-    (&["depth"], Terminal::set_depth),
-    (&["level"], Terminal::set_level),
-    (&["pace"], Terminal::set_pace),
-    (&["threads"], Terminal::set_threads),
-    (&["analyse", "analyze"], Terminal::analyse),
+    (&["time"], |t, arg| {
+        let Some(s) = arg.parse().ok().filter(|s: &f64| *s > 0.0 && s.is_finite()) else {
+            return say!("time needs the seconds per move, e.g. time 2 or time 0.5");
+        };
+        if s > MAX_SECONDS {
+            say!("rmax thinks at most an hour per move: time {MAX_SECONDS}.");
+        }
+        let ms = (s.min(MAX_SECONDS) * 1000.0).max(1.0) as u64;
+        (t.ms, t.depth, t.clock) = (Some(ms), None, None);
+        say!("{}.", t.limit_text());
+    }),
+    (&["clock"], |t, arg| {
+        let control = read_control(arg.trim()).filter(|_| arg.contains('+'));
+        t.clock = match control {
+            Some((None, m, s)) if m > 0.0 && m <= MAX_MINUTES && s <= MAX_INCREMENT => {
+                Some(Clock::new((m * 60.0, s)))
+            }
+            _ if arg.eq_ignore_ascii_case("off") => None,
+            _ => return say!("clock needs minutes each + seconds added a move (at most {MAX_MINUTES}+{MAX_INCREMENT}), e.g. clock 10+5 or clock 0.5+0; or clock off"),
+        };
+        let Some(c) = t.clock else {
+            return say!("The clock is off: {}.", t.limit_text());
+        };
+        let (each, inc, control) = (face(c.left[0]), c.control.1, c.control());
+        say!(
+            "On the clock: {each} each, {inc} s added a move ({control}); clock off: back to time."
+        );
+    }),
+    (&["depth"], |t, arg| {
+        let Some(depth @ 1..=MAX_DEPTH) = int(arg) else {
+            return say!("depth needs a number of plies from 1 to {MAX_DEPTH}, e.g. depth 6");
+        };
+        (t.depth, t.clock) = (Some(depth), None);
+        let limit = t.limit_text();
+        say!("{limit}, however long it takes (Enter: move now).");
+    }),
+    (&["level"], |t, arg| {
+        if arg.eq_ignore_ascii_case("off") {
+            t.level = None;
+            return say!("rmax plays at full strength.");
+        }
+        let Some(level) = int(arg).and_then(Level::new) else {
+            let off = "or off for full strength";
+            return say!("level needs a rating from {ELO_MIN} to {ELO_MAX} (level 1500), {off}.");
+        };
+        t.level = Some(level);
+        let pace = match t.pace {
+            true => "takes a person's time for a move",
+            false => "moves at once (pace on: a person's time)",
+        };
+        let (elo, nodes, margin) = (level.elo, level.nodes, f64::from(level.margin) / 100.0);
+        let pick = match level.lines {
+            1 => "its best line".to_string(),
+            n => format!("one of its {n} best lines up to {margin:.2} pawns below the best"),
+        };
+        say!("rmax plays like a player rated {elo} (at most {nodes} nodes a move, {pick}) and {pace}.");
+    }),
+    (&["pace"], |t, arg| {
+        let Some(on) = on_off(arg) else {
+            return say!("pace on or pace off: at a level, a person's time for a move, or none.");
+        };
+        t.pace = on;
+        let most = t.pace_ms() as f64 / 1000.0;
+        match on {
+            true => say!("At a level, rmax takes a person's time for a move (at most {most} s)."),
+            false => say!("At a level, rmax moves as soon as it has chosen."),
+        }
+    }),
+    (&["threads"], |t, arg| {
+        let Some(n @ 1..) = int(arg).filter(|&n| n <= MAX_THREADS as i64) else {
+            return say!("threads needs a number from 1 to {MAX_THREADS}, e.g. threads 2");
+        };
+        t.search.set_threads(n as usize);
+        let s = if n == 1 { "" } else { "s" };
+        let level = usize::from(t.level.is_some() && n > 1);
+        let level = ["", " (at full strength: a level plays on one)"][level];
+        say!("rmax searches on {n} thread{s}{level}.");
+    }),
+    (&["analyse", "analyze"], |t, arg| {
+        let lines = int(arg).or(arg.is_empty().then_some(3));
+        let Some(lines) = lines.filter(|n| (1..=MAX_ANALYSED).contains(n)) else {
+            return say!("analyse needs a number of lines from 1 to {MAX_ANALYSED} (analyse 3).");
+        };
+        let (board, lines) = (*t.game.board(), lines as usize);
+        let shown = lines.min(board.gen(false).len());
+        let s = if shown == 1 { "" } else { "s" };
+        say!("rmax analyses the {shown} best line{s} (Enter: stop).");
+        let (mut view, live) = (View::default(), t.live);
+        view.width = t.width;
+        let view = Arc::new(Mutex::new(view));
+        t.analysis = Some(view.clone());
+        let print = move |info: &Info| {
+            let text = format!("{}) {}", info.multipv, search_line(&board, info));
+            if !live {
+                return say!("  {text}");
+            }
+            let (mut view, i) = (lock(&view), info.multipv.max(1) - 1);
+            let n = view.lines.len().max(i + 1);
+            view.lines.resize(n, String::new());
+            view.lines[i] = text;
+            view.draw();
+        };
+        let mut ask = Ask::default();
+        (ask.lines, ask.infinite) = (lines, true);
+        t.search.start(&t.game, plan(ask), None, print);
+    }),
     (&["board"], |t, _| t.show()),
-    (&["eval"], Terminal::eval),
+    (&["eval"], |t, fen| match parse_fen(fen) {
+        _ if fen.is_empty() => say!("{}", explain(t.game.board(), &W)),
+        Ok(board) => say!("{}", explain(&board, &W)),
+        Err(e) => say!("Bad FEN: {e} (eval alone: the position now)"),
+    }),
     (&["flip"], |t, _| {
         t.flip = !t.flip;
         t.show();
     }),
-    (&["unicode"], Terminal::set_unicode),
-    (&["moves"], |t, _| t.list_moves()),
+    (&["unicode"], |t, arg| {
+        let Some(on) = on_off(arg) else {
+            return say!("unicode on or unicode off: chess symbols for the pieces, or letters.");
+        };
+        t.unicode = on;
+        t.show();
+    }),
+    (&["moves"], |t, _| {
+        let board = t.game.board();
+        let moves: Vec<String> = board.gen(false).iter().map(|&m| san(board, m)).collect();
+        say!("{} legal moves: {}", moves.len(), moves.join(" "));
+    }),
     (&["fen"], |t, fen| t.setboard(fen, true)),
     (&["setboard"], |t, fen| t.setboard(fen, false)),
     (&["pgn"], |t, _| say!("{}", t.pgn())),
-    (&["name"], Terminal::set_name),
-    (&["save"], Terminal::save),
-    (&["load"], Terminal::load),
-    (&["review"], Terminal::review),
+    (&["name"], |t, arg| {
+        if arg.is_empty() {
+            let now = &t.name;
+            return say!("name needs your name, e.g. name Ada Lovelace (now: {now}).");
+        }
+        t.name = short(arg);
+        let side = colour(t.human); // a loaded game's tag too
+        if let Some(tag) = t.tags.iter_mut().find(|tag| tag.0 == side) {
+            tag.1 = t.name.clone();
+        }
+        say!("Your name in the game's PGN: {}.", t.name);
+    }),
+    (&["save"], |t, path| {
+        let (plies, name) = (t.game.moves.len(), short(path));
+        if path.is_empty() {
+            return say!("save needs a file name, e.g. save game.pgn");
+        }
+        let pgn = t.pgn();
+        let notes = t.reviewed.as_ref().filter(|(game, _)| *game == pgn);
+        let (text, how) = notes.map_or((&pgn, ""), |n| (&n.1, " with the review's notes"));
+        match std::fs::write(path, format!("{text}\n")) {
+            Ok(()) => {
+                say!("Saved the game ({plies} plies){how} to {name}.");
+                t.saved = pgn;
+            }
+            Err(e) => say!("Cannot save to '{name}': {e}"),
+        }
+    }),
+    (&["load"], |t, path| {
+        let name = short(path);
+        if path.is_empty() {
+            return say!("load needs a file name, e.g. load game.pgn");
+        }
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) => return say!("Cannot read '{name}': {e}"),
+        };
+        let game = match parse_fen(text.trim()) {
+            Ok(board) if text.trim().lines().count() == 1 => Ok((Game::new(board), vec![])),
+            _ => read_pgn(&text, false).map(|games| match games.into_iter().next() {
+                Some(g) => (g.game, g.tags),
+                None => (Game::new(start_board()), vec![]),
+            }),
+        };
+        match game {
+            Ok((game, tags)) => {
+                let (plies, side) = (game.moves.len(), colour(game.board().side));
+                say!("Loaded {plies} plies from {name}; you play {side}.");
+                t.set_game(game, None);
+                (t.tags, t.loaded) = (tags, plies);
+                t.saved = t.pgn();
+            }
+            Err(e) => say!("Cannot load '{name}': {e}"),
+        }
+    }),
+    (&["review"], |t, arg| {
+        let budget = match split_word(arg) {
+            ("", _) => Ok(Effort::Nodes(NODES)),
+            ("nodes", n) => Effort::nodes(n).map_err(|e| format!("nodes {e}")),
+            _ => Effort::seconds(arg),
+        };
+        match budget {
+            Err(e) => say!("review {e}, e.g. review 0.2 or review nodes 300000"),
+            Ok(_) if t.game.moves.is_empty() => say!("No moves to review yet."),
+            Ok(budget) => {
+                let (text, annotated) = review_game(&t.record(), budget);
+                say!("{text}\nsave <file> writes the game with the review's notes.");
+                t.reviewed = Some((t.pgn(), annotated));
+            }
+        }
+    }),
     (&["quit", "exit"], |_, _| {}),
 ];
 /// The commands that need a game still played (else they say it is over).
@@ -135,8 +350,7 @@ pub struct Terminal {
     ticking: Arc<Mutex<bool>>,
     /// The last `review`: the game's PGN then, and the same annotated (for `save`).
     reviewed: Option<(String, String)>,
-    /// The person's name in the PGN; a loaded game's tags, kept as they were (none: rmax's),
-    /// with its plies then (its result stands while no move is added).
+    /// The person's name; a loaded game's tags, and its plies (its result kept until a move).
     name: String,
     tags: Vec<(String, String)>,
     loaded: usize,
@@ -144,15 +358,13 @@ pub struct Terminal {
     clocks: Vec<Option<i64>>,
     /// The game's PGN when it was last saved or loaded: what leaving would lose.
     saved: String,
-    /// Where searches and the clock's alarm send their events; the alarm set for the person's
-    /// turn (the ply and the time left it was set at); the screen's width in columns.
+    /// Where searches and alarms send events; the alarm's (ply, time left); the screen's width.
     events: Sender<Event>,
     alarm: Option<(usize, i64)>,
     width: usize,
 }
 
-/// The lines `analyse` shows: on a terminal a block rewritten as the search deepens, the
-/// lines of it `drawn` (the cursor on the last); piped, each printed once.
+/// `analyse`'s lines: on a terminal a block redrawn (`drawn` lines, the cursor on the last).
 #[derive(Default)]
 struct View {
     lines: Vec<String>,
@@ -175,6 +387,11 @@ impl Terminal {
     /// `events`: the input's channel, where searches say they are done.
     pub fn new(events: Sender<Event>) -> Terminal {
         let live = std::io::stdout().is_terminal();
+        // the locale says whether the terminal shows UTF-8 (and so chess symbols)
+        let vars =
+            ["LC_ALL", "LC_CTYPE", "LANG"].map(|name| std::env::var(name).unwrap_or_default());
+        let locale = vars.into_iter().find(|v| !v.is_empty()).unwrap_or_default();
+        let locale = locale.to_lowercase();
         Terminal {
             game: Game::new(start_board()),
             search: Searcher::new(events.clone()),
@@ -186,7 +403,7 @@ impl Terminal {
             on_time: false,
             level: None,
             pace: true,
-            unicode: live && utf8_locale(),
+            unicode: live && (locale.contains("utf-8") || locale.contains("utf8")),
             live,
             keyboard: std::io::stdin().is_terminal(),
             waiting: VecDeque::new(),
@@ -241,8 +458,7 @@ impl Terminal {
                     self.show_and_end();
                 }
                 Ok(Event::Alarm) => {}
-                // end of input: piped commands all run (an analysis stops: no Enter can come);
-                // Ctrl-D at the keyboard leaves at once
+                // end of input: piped commands all run (an analysis stops); Ctrl-D leaves at once
                 Ok(Event::Eof) | Err(_) if self.search.busy() && !self.keyboard => {
                     if self.analysis.is_some() {
                         self.search.stop();
@@ -269,8 +485,7 @@ impl Terminal {
         Some(line)
     }
 
-    /// A line typed while rmax thinks: Enter, `move` and `quit` (behind waiting lines) make it move
-    /// now; other lines wait for its move, but not a move typed at the keyboard (meant before it).
+    /// While rmax thinks: Enter, `move`, `quit` move now; a typed move is dropped; the rest waits.
     fn while_thinking(&mut self, line: String) {
         if self.live && self.keyboard {
             print_now("\x1b[A"); // (back over the echoed line, so that what follows replaces it)
@@ -374,166 +589,10 @@ impl Terminal {
         }
     }
 
-    fn eval(&mut self, fen: &str) {
-        match parse_fen(fen) {
-            _ if fen.is_empty() => say!("{}", explain(self.game.board(), &W)),
-            Ok(board) => say!("{}", explain(&board, &W)),
-            Err(e) => say!("Bad FEN: {e} (eval alone: the position now)"),
-        }
-    }
-
-    fn review(&mut self, arg: &str) {
-        let budget = match split_word(arg) {
-            ("", _) => Ok(Effort::Nodes(NODES)),
-            ("nodes", n) => Effort::nodes(n).map_err(|e| format!("nodes {e}")),
-            _ => Effort::seconds(arg),
-        };
-        match budget {
-            Err(e) => say!("review {e}, e.g. review 0.2 or review nodes 300000"),
-            Ok(_) if self.game.moves.is_empty() => say!("No moves to review yet."),
-            Ok(budget) => {
-                let record = self.record();
-                let (text, annotated) = review_game(&record, budget);
-                say!("{text}\nsave <file> writes the game with the review's notes.");
-                self.reviewed = Some((self.pgn(), annotated));
-            }
-        }
-    }
-
-    fn set_unicode(&mut self, arg: &str) {
-        let Some(on) = on_off(arg) else {
-            return say!("unicode on or unicode off: chess symbols for the pieces, or letters.");
-        };
-        self.unicode = on;
-        self.show();
-    }
-
-    fn set_depth(&mut self, arg: &str) {
-        let Some(depth @ 1..=MAX_DEPTH) = int(arg) else {
-            return say!("depth needs a number of plies from 1 to {MAX_DEPTH}, e.g. depth 6");
-        };
-        (self.depth, self.clock) = (Some(depth), None);
-        let limit = self.limit_text();
-        say!("{limit}, however long it takes (Enter: move now).");
-    }
-
-    fn set_time(&mut self, arg: &str) {
-        let positive = |s: &f64| *s > 0.0 && s.is_finite();
-        let Some(s) = arg.parse().ok().filter(positive) else {
-            return say!("time needs the seconds per move, e.g. time 2 or time 0.5");
-        };
-        if s > MAX_SECONDS {
-            say!("rmax thinks at most an hour per move: time {MAX_SECONDS}.");
-        }
-        let ms = (s.min(MAX_SECONDS) * 1000.0).max(1.0) as u64;
-        (self.ms, self.depth, self.clock) = (Some(ms), None, None);
-        say!("{}.", self.limit_text());
-    }
-
-    fn set_level(&mut self, arg: &str) {
-        if arg.eq_ignore_ascii_case("off") {
-            self.level = None;
-            return say!("rmax plays at full strength.");
-        }
-        let Some(level) = int(arg).and_then(Level::new) else {
-            return say!(
-                "level needs a rating from {ELO_MIN} to {ELO_MAX} (level 1500), or off for full strength."
-            );
-        };
-        self.level = Some(level);
-        let pace = match self.pace {
-            true => "takes a person's time for a move",
-            false => "moves at once (pace on: a person's time)",
-        };
-        let (elo, nodes, margin) = (level.elo, level.nodes, f64::from(level.margin) / 100.0);
-        let pick = match level.lines {
-            1 => "its best line".to_string(),
-            n => format!("one of its {n} best lines up to {margin:.2} pawns below the best"),
-        };
-        say!("rmax plays like a player rated {elo} (at most {nodes} nodes a move, {pick}) and {pace}.");
-    }
-
-    fn set_pace(&mut self, arg: &str) {
-        let Some(on) = on_off(arg) else {
-            return say!("pace on or pace off: at a level, a person's time for a move, or none.");
-        };
-        self.pace = on;
-        let most = self.pace_ms() as f64 / 1000.0;
-        match on {
-            true => say!("At a level, rmax takes a person's time for a move (at most {most} s)."),
-            false => say!("At a level, rmax moves as soon as it has chosen."),
-        }
-    }
-
     /// The longest a paced move (and a hint) takes: the person's `time`, else pace::MAX_MS.
     fn pace_ms(&self) -> u64 {
-        self.ms
-            .filter(|_| self.depth.is_none())
-            .unwrap_or(pace::MAX_MS)
-    }
-
-    fn set_threads(&mut self, arg: &str) {
-        let Some(n @ 1..) = int(arg).filter(|&n| n <= MAX_THREADS as i64) else {
-            return say!("threads needs a number from 1 to {MAX_THREADS}, e.g. threads 2");
-        };
-        self.search.set_threads(n as usize);
-        let s = if n == 1 { "" } else { "s" };
-        let level = usize::from(self.level.is_some() && n > 1);
-        let level = ["", " (at full strength: a level plays on one)"][level];
-        say!("rmax searches on {n} thread{s}{level}.");
-    }
-
-    fn list_moves(&self) {
-        let board = self.game.board();
-        let moves: Vec<String> = board.gen(false).iter().map(|&m| san(board, m)).collect();
-        say!("{} legal moves: {}", moves.len(), moves.join(" "));
-    }
-
-    fn save(&mut self, path: &str) {
-        let (plies, name) = (self.game.moves.len(), short(path));
-        if path.is_empty() {
-            return say!("save needs a file name, e.g. save game.pgn");
-        }
-        let pgn = self.pgn();
-        let notes = self.reviewed.as_ref().filter(|(game, _)| *game == pgn);
-        let (text, how) = notes.map_or((pgn.clone(), ""), |n| {
-            (n.1.clone(), " with the review's notes")
-        });
-        match std::fs::write(path, text + "\n") {
-            Ok(()) => {
-                say!("Saved the game ({plies} plies){how} to {name}.");
-                self.saved = pgn;
-            }
-            Err(e) => say!("Cannot save to '{name}': {e}"),
-        }
-    }
-
-    fn load(&mut self, path: &str) {
-        let name = short(path);
-        if path.is_empty() {
-            return say!("load needs a file name, e.g. load game.pgn");
-        }
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) => return say!("Cannot read '{name}': {e}"),
-        };
-        let game = match parse_fen(text.trim()) {
-            Ok(board) if text.trim().lines().count() == 1 => Ok((Game::new(board), vec![])),
-            _ => read_pgn(&text, false).map(|games| match games.into_iter().next() {
-                Some(g) => (g.game, g.tags),
-                None => (Game::new(start_board()), vec![]),
-            }),
-        };
-        match game {
-            Ok((game, tags)) => {
-                let (plies, side) = (game.moves.len(), colour(game.board().side));
-                say!("Loaded {plies} plies from {name}; you play {side}.");
-                self.set_game(game, None);
-                (self.tags, self.loaded) = (tags, plies);
-                self.saved = self.pgn();
-            }
-            Err(e) => say!("Cannot load '{name}': {e}"),
-        }
+        let ms = self.ms.filter(|_| self.depth.is_none());
+        ms.unwrap_or(pace::MAX_MS)
     }
 
     /// Another game, on a clock both full again; the person plays `human` (None: the side to move).
@@ -545,31 +604,12 @@ impl Terminal {
         self.next();
     }
 
-    fn set_clock(&mut self, arg: &str) {
-        let control = read_control(arg.trim()).filter(|_| arg.contains('+'));
-        self.clock = match control {
-            Some((None, m, s)) if m > 0.0 && m <= MAX_MINUTES && s <= MAX_INCREMENT => {
-                Some(Clock::new((m * 60.0, s)))
-            }
-            _ if arg.eq_ignore_ascii_case("off") => None,
-            _ => return say!("clock needs minutes each + seconds added a move (at most {MAX_MINUTES}+{MAX_INCREMENT}), e.g. clock 10+5 or clock 0.5+0; or clock off"),
-        };
-        let Some(c) = self.clock else {
-            return say!("The clock is off: {}.", self.limit_text());
-        };
-        let (each, inc, control) = (face(c.left[0]), c.control.1, c.control());
-        say!(
-            "On the clock: {each} each, {inc} s added a move ({control}); clock off: back to time."
-        );
-    }
-
     /// Has the person's time run out on their turn (rmax not thinking)? The game is then lost.
     fn flag_fell(&mut self) -> bool {
         self.game.board().side == self.human && !self.search.busy() && !self.punch(false)
     }
 
-    /// On the person's turn on a clock, an alarm when their time would run out: the flag is
-    /// announced as it falls, while the prompt waits (a stale alarm finds time left: nothing).
+    /// On the person's turn on a clock, an alarm to say the flag as it falls (stale: nothing).
     fn set_alarm(&mut self) {
         let Some(c) = self.clock.filter(|_| self.game.board().side == self.human) else {
             return;
@@ -586,8 +626,7 @@ impl Terminal {
         });
     }
 
-    /// Plays `m` for the side to move, its clock stopped first: false, and not played, when its
-    /// time has run out. The mover's time left is kept for the PGN.
+    /// Plays `m`, its clock stopped first (the time left kept for the PGN); false if time ran out.
     fn play(&mut self, m: Move) -> bool {
         let side = usize::from(self.game.board().side != 8);
         if !self.punch(true) {
@@ -598,8 +637,7 @@ impl Terminal {
         true
     }
 
-    /// Leaving: a game of the person's with moves not saved is kept in a file, which is said
-    /// (at a keyboard; a script saves what it wants).
+    /// Leaving at a keyboard: a game not saved is kept in a file, which is said.
     fn leave(&self) {
         if !self.keyboard || self.game.moves.is_empty() || self.pgn() == self.saved {
             return say!();
@@ -617,19 +655,15 @@ impl Terminal {
         }
     }
 
-    /// Stops the side to move's clock (`moved`: its increment added) and starts it again;
-    /// false when its time ran out: the game is lost on time (no clock runs after the end).
+    /// Punches the side to move's clock (`moved`: increment added); false: the game lost on time.
     fn punch(&mut self, moved: bool) -> bool {
         let (side, over) = (self.game.board().side, self.game.end().is_some());
-        if self
-            .clock
-            .as_mut()
-            .is_none_or(|c| c.punch(side, moved, over))
-        {
-            return true;
+        let clock = self.clock.as_mut();
+        let fell = clock.is_some_and(|c| !c.punch(side, moved, over));
+        if fell {
+            (self.game.resigned, self.on_time) = (Some(side), true);
         }
-        (self.game.resigned, self.on_time) = (Some(side), true);
-        false
+        !fell
     }
 
     /// How the game ended, with its result (`Checkmate: White wins, 1-0.`).
@@ -642,9 +676,7 @@ impl Terminal {
         Some(format!("{loser} loses on time: {winner} wins, {score}."))
     }
 
-    /// The game for PGN: a loaded game's tags as they were (its result brought up to date);
-    /// else the person's name on their side, rmax's rating at a level; on a clock, the control
-    /// and how the game ended (`Termination`).
+    /// The game for PGN: a loaded game's tags (result updated), else names, level, clock, ending.
     fn record(&self) -> PgnGame {
         let black = usize::from(self.human != 8);
         let mut names = [self.name.clone(), format!("rmax {VERSION}")];
@@ -674,42 +706,13 @@ impl Terminal {
 
     /// The game as PGN, each move on a clock with the mover's time left (`[%clk 0:09:55]`).
     fn pgn(&self) -> String {
-        let clk = |ms: &Option<i64>| Note {
-            after: ms
-                .map(|ms| format!("{{ [%clk {}] }}", pgn_clock(ms)))
-                .into_iter()
-                .collect(),
+        let clk = |ms: i64| vec![format!("{{ [%clk {}] }}", pgn_clock(ms))];
+        let note = |ms: &Option<i64>| Note {
+            after: ms.map_or(vec![], clk),
             ..Note::default()
         };
         self.record()
-            .pgn(&self.clocks.iter().map(clk).collect::<Vec<_>>())
-    }
-
-    /// `name Ada Lovelace`: the person's name in the PGN (a loaded game's tag too).
-    fn set_name(&mut self, arg: &str) {
-        if arg.is_empty() {
-            return say!(
-                "name needs your name, e.g. name Ada Lovelace (now: {}).",
-                self.name
-            );
-        }
-        self.name = short(arg);
-        let side = ["White", "Black"][usize::from(self.human != 8)];
-        if let Some(tag) = self.tags.iter_mut().find(|t| t.0 == side) {
-            tag.1 = self.name.clone();
-        }
-        say!("Your name in the game's PGN: {}.", self.name);
-    }
-
-    fn hint(&mut self) {
-        let (board, keys, mut ask) = (*self.game.board(), self.game.keys(), Ask::default());
-        ask.movetime = Some(self.pace_ms().min(HINT_MS) as i64);
-        let engine = self.search.engine();
-        (engine.stop, engine.report) = (Arc::default(), None);
-        if let (Some(m), info) = engine.think(&board, &keys, plan(ask).lim) {
-            let score = Score::white(info.score, board.side).pawns();
-            say!("Hint: {} ({score})", numbered(&board, m));
-        }
+            .pgn(&self.clocks.iter().map(note).collect::<Vec<_>>())
     }
 
     fn human_move(&mut self, text: &str) {
@@ -743,8 +746,7 @@ impl Terminal {
         self.show_and_end();
     }
 
-    /// Starts rmax's search: at full strength its lines on the thinking line, at a level a running
-    /// clock; with a time it stops at a mate found.
+    /// Starts rmax's search: its lines on the thinking line, at a level a running clock.
     fn think(&mut self) {
         let (board, mut ask) = (*self.game.board(), Ask::default());
         (ask.movetime, ask.depth, ask.mate) = match self.depth {
@@ -762,11 +764,8 @@ impl Terminal {
         }
         let plan = plan(ask);
         // a level's pace within the person's time, on a clock also within the move's hard limit
-        let most = self.pace_ms().min(if self.clock.is_some() {
-            plan.hard
-        } else {
-            u64::MAX
-        });
+        let hard = self.clock.map_or(u64::MAX, |_| plan.hard);
+        let most = self.pace_ms().min(hard);
         let level = (self.level).map(|l| Level {
             pace: self.pace.then_some(most),
             ..l
@@ -789,43 +788,6 @@ impl Terminal {
             (false, _) => {}
         };
         self.search.start(&self.game, plan, level, print);
-    }
-
-    fn analyse(&mut self, arg: &str) {
-        let lines = match int(arg).filter(|n| (1..=MAX_ANALYSED).contains(n)) {
-            _ if arg.is_empty() => 3,
-            Some(n) => n as usize,
-            None => {
-                return say!(
-                    "analyse needs a number of lines from 1 to {MAX_ANALYSED} (analyse 3)."
-                )
-            }
-        };
-        let board = *self.game.board();
-        let shown = lines.min(board.gen(false).len());
-        let s = if shown == 1 { "" } else { "s" };
-        say!("rmax analyses the {shown} best line{s} (Enter: stop).");
-        let view = View {
-            width: self.width,
-            ..View::default()
-        };
-        let (view, live) = (Arc::new(Mutex::new(view)), self.live);
-        self.analysis = Some(view.clone());
-        let print = move |info: &Info| {
-            let text = format!("{}) {}", info.multipv, search_line(&board, info));
-            if !live {
-                return say!("  {text}");
-            }
-            let (mut view, i) = (lock(&view), info.multipv.max(1) - 1);
-            let n = view.lines.len().max(i + 1);
-            view.lines.resize(n, String::new());
-            view.lines[i] = text;
-            view.draw();
-        };
-        let mut ask = Ask::default();
-        (ask.lines, ask.infinite) = (lines, true);
-        self.search
-            .start(&self.game, plan(ask), None, Box::new(print));
     }
 
     /// The search is done: an analysis's lines stay shown; rmax plays its move.
@@ -862,38 +824,6 @@ impl Terminal {
         if self.live {
             print_now(CLEAR_LINE);
         }
-    }
-
-    /// Takes back the person's last move and rmax's reply to it; a resignation first.
-    fn undo(&mut self) {
-        if self.game.resigned.take().is_some() {
-            let on_time = std::mem::take(&mut self.on_time);
-            self.clock = self.clock.filter(|_| !on_time);
-            let limit = self.limit_text();
-            match on_time {
-                true => say!("The loss on time is taken back; the clock is off: {limit}."),
-                false => say!("You take back your resignation."),
-            }
-            return self.show();
-        }
-        // the person's last move, and rmax's reply if rmax moved last
-        let take = 1 + usize::from(self.game.board().side == self.human);
-        let only = "Nothing of yours to undo: rmax made the only move. Type new to start again.";
-        match self.game.moves.len() {
-            0 => return say!("Nothing to undo."),
-            n if n < take => return say!("{only}"),
-            n => {
-                (0..take).for_each(|_| self.game.pop());
-                self.clocks.truncate(n - take);
-            }
-        }
-        if let Some(c) = self.clock {
-            say!(
-                "The clocks stay as they are ({}): an undo takes back moves, not time.",
-                c.text()
-            );
-        }
-        self.show();
     }
 
     /// The board from the person's side (unless flipped), the last move in brackets; the status.
@@ -964,30 +894,20 @@ fn print_now(text: &str) {
 
 /// A line cut to `width` columns less one (a full line would wrap), after CLEAR_LINE.
 fn fit(line: &str, width: usize) -> String {
-    CLEAR_LINE.to_string()
-        + &line
-            .chars()
-            .take(width.saturating_sub(1))
-            .collect::<String>()
+    let cut: String = line.chars().take(width.saturating_sub(1)).collect();
+    CLEAR_LINE.to_string() + &cut
 }
 
 /// The terminal's width in columns: `COLUMNS`, else what `stty size` says of it, else 80.
 fn columns() -> usize {
-    let from_env = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.trim().parse().ok());
+    let from_env = std::env::var("COLUMNS").ok();
+    let from_env = from_env.and_then(|c| c.trim().parse().ok());
     let stty = || {
-        let tty = std::fs::File::open("/dev/tty").ok()?;
-        let out = std::process::Command::new("stty")
-            .arg("size")
-            .stdin(tty)
-            .output()
-            .ok()?;
-        String::from_utf8_lossy(&out.stdout)
-            .split_whitespace()
-            .nth(1)?
-            .parse()
-            .ok()
+        let tty = File::open("/dev/tty").ok()?;
+        let mut stty = std::process::Command::new("stty");
+        let out = stty.arg("size").stdin(tty).output().ok()?;
+        let size = String::from_utf8_lossy(&out.stdout);
+        size.split_whitespace().nth(1)?.parse().ok()
     };
     from_env.or_else(stty).filter(|&w| w >= 20).unwrap_or(80)
 }
@@ -997,12 +917,4 @@ fn search_line(board: &Board, info: &Info) -> String {
     let score = Score::white(info.score, board.side).pawns();
     let (depth, secs, line) = (info.depth, info.ms as f64 / 1e3, line_san(board, &info.pv));
     format!("depth {depth}  {score}  {secs:.1} s  {line}")
-}
-
-/// Does the locale say the terminal shows UTF-8 (so that chess symbols can be drawn)?
-fn utf8_locale() -> bool {
-    let vars = ["LC_ALL", "LC_CTYPE", "LANG"].map(|name| std::env::var(name).unwrap_or_default());
-    let value = vars.into_iter().find(|v| !v.is_empty()).unwrap_or_default();
-    let value = value.to_lowercase();
-    value.contains("utf-8") || value.contains("utf8")
 }

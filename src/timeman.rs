@@ -1,5 +1,4 @@
-//! Time management, one for every front end: `plan` turns what a front end asks into search
-//! limits and a stop rule. README ("UCI and xboard") gives the rule and its numbers.
+//! Time management for every front end: `plan` turns an `Ask` into limits and a stop rule (README).
 
 use rmax::{Info, Limits, Move};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -7,23 +6,17 @@ use std::sync::Arc;
 
 /// Milliseconds a move costs beyond its search (UCI's `Move Overhead` by default).
 pub const OVERHEAD_MS: i64 = 10;
-/// The rule's numbers (README, "UCI and xboard": Time). Without `movestogo` the time left is
-/// spread over MOVES moves (the ledger: not 40); with it, over TO_GO_SPREAD times those moves
-/// (at most TO_GO_MOST) plus one. A move spends INC_SHARE of the increment on top, never more
-/// than LEFT_SHARE of what is left; its hard limit is HARD_TIMES the base.
+/// The rule's numbers (README, "UCI and xboard": Time): the time left spread over MOVES moves (the
+/// ledger: not 40) or movestogo's, INC_SHARE of the increment on top; hard: HARD_TIMES the base.
 const MOVES: f64 = 30.0;
 const TO_GO_SPREAD: f64 = 1.5;
 const TO_GO_MOST: i64 = 50;
 const INC_SHARE: f64 = 0.75;
 const LEFT_SHARE: f64 = 0.5;
 const HARD_TIMES: f64 = 5.0;
-/// The reserve: the overhead of this many moves to come stays unplanned (50: -98 +/- 39 at
-/// 5+0).
+/// The reserve: the overhead of this many moves to come stays unplanned (50: -98 +/- 39 at 5+0).
 const RESERVE_MOVES: i64 = 20;
-/// The factor on the base after an iteration: by how many iterations the best move has stood
-/// (0, 1, 2, ...), by the score's fall (FALL_CP cp a step, within FALL_RANGE), by the best
-/// move's share of the nodes against its usual share (USUAL_SHARE: the median at 10+0.1;
-/// SHARE_WEIGHT a unit), all within FACTOR_RANGE.
+/// The factor on the base: stability, the score's fall, the best move's share (usual: 10+0.1's).
 const STABILITY: [f64; 6] = [2.0, 1.5, 1.2, 1.0, 0.85, 0.75];
 const FALL_CP: f64 = 60.0;
 const FALL_RANGE: (f64, f64) = (0.8, 1.6);
@@ -48,13 +41,11 @@ pub struct Ask {
     /// No clock until `stop` (`go infinite`, analysis), or until `ponderhit` (`go ponder`).
     pub infinite: bool,
     pub ponder: bool,
-    /// A level's search: its stop rule unscaled, the base time alone (its strength was
-    /// measured so).
+    /// A level's search: its stop rule unscaled (its strength was measured so).
     pub unscaled: bool,
 }
 
-/// A search's limits and how it stops: `hard` is the hard limit once our clock runs, and
-/// `started` when it started (ms of the search's clock; u64::MAX until ponderhit).
+/// A search's limits and stop rule; `hard` once our clock runs, `started` u64::MAX until ponderhit.
 pub struct Plan {
     pub lim: Limits,
     pub hard: u64,
@@ -63,9 +54,7 @@ pub struct Plan {
     pub started: Arc<AtomicU64>,
 }
 
-/// The limits of `ask`: a clock's budget (capped by a move time) gives the soft and hard
-/// limits and a stop rule (none for `go infinite`; a level's unscaled, as its strength was
-/// measured); a move time alone is kept whole; a held search has no time limit.
+/// The limits of `ask`: a clock's budget (capped by a move time) or a move time; held: no limit.
 pub fn plan(ask: Ask) -> Plan {
     let (overhead, clock, movetime) = (ask.overhead, ask.clock, ask.movetime);
     let cap = movetime.map_or(u64::MAX, |ms| ms.saturating_sub(overhead).max(1) as u64);
@@ -98,8 +87,7 @@ pub fn plan(ask: Ask) -> Plan {
 }
 
 impl Plan {
-    /// `debug on`'s line at a search's start: the budget's base (the soft limit without a
-    /// clock), the search's limits, and the hard limit once our clock runs.
+    /// `debug on`'s line at a search's start.
     pub fn describe(&self) -> String {
         let base = self.rule.as_ref().map_or(self.lim.soft, |r| r.budget.base);
         let (soft, held_hard, depth, nodes) =
@@ -108,8 +96,7 @@ impl Plan {
     }
 }
 
-/// How long a move may take (ms): `base` for a move of average difficulty; `most`, after
-/// which no iteration starts; `hard`, at which the search is aborted. 1 <= base <= most <= hard.
+/// A move's time (ms): `base` on average; no iteration starts after `most`; `hard` aborts.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Budget {
     pub base: u64,
@@ -129,8 +116,7 @@ impl Budget {
         let base = base.min(LEFT_SHARE * left);
         let hard = (HARD_TIMES * base).min(LEFT_SHARE * left);
         // (whole ms, at least 1; a float beyond u64 saturates)
-        let most = (FACTOR_RANGE.1 * base) as u64;
-        let base = (base as u64).max(1);
+        let (most, base) = ((FACTOR_RANGE.1 * base) as u64, (base as u64).max(1));
         let hard = (hard as u64).max(base);
         let most = most.clamp(base, hard);
         Budget { base, most, hard }
@@ -159,8 +145,7 @@ fn time_factor(stable: usize, fall: i32, share: f64) -> f64 {
     (stability * falling * rivals).clamp(FACTOR_RANGE.0, FACTOR_RANGE.1)
 }
 
-/// After each completed iteration, whether to stop: the search's own limits are the budget's
-/// `most` and `hard`; the rule stops it earlier, between iterations.
+/// After each completed iteration, whether to stop before the budget's `most` and `hard`.
 #[derive(Default)]
 pub struct StopRule {
     budget: Budget,
@@ -186,14 +171,12 @@ impl StopRule {
         }
     }
 
-    /// The threads the search runs on (the searcher's choice): the best move's nodes are the
-    /// main thread's.
+    /// The threads the search runs on: the best move's nodes are the main thread's.
     pub fn on_threads(&mut self, threads: usize) {
         self.threads = threads.max(1) as u64;
     }
 
-    /// A completed iteration's line: true when the search should stop now (line 1 alone
-    /// decides, and only once our clock runs).
+    /// A completed iteration's line: true to stop now (line 1 decides, once our clock runs).
     pub fn enough(&mut self, i: &Info) -> bool {
         if i.multipv > 1 {
             return false;
@@ -212,11 +195,8 @@ impl StopRule {
         let share = i.best_nodes.saturating_mul(self.threads) as f64 / iteration as f64;
         self.nodes = i.nodes;
         let started = self.started.load(Relaxed);
-        let factor = match self.scaled {
-            true => time_factor(self.stable, fall, share),
-            false => 1.0,
-        };
-        let stop_after = (self.budget.base as f64 * factor) as u64;
+        let factor = self.scaled.then(|| time_factor(self.stable, fall, share));
+        let stop_after = (self.budget.base as f64 * factor.unwrap_or(1.0)) as u64;
         let stop_after = stop_after.clamp(1, self.budget.most);
         // (pondering: our clock has not started)
         started < u64::MAX && i.ms.saturating_sub(started) >= stop_after
@@ -230,9 +210,8 @@ mod tests {
     /// An iteration's line: its multipv, its move's number, its score, the nodes on its move.
     type Line = (usize, usize, i32, u64);
 
-    /// The ms at which a minute's rule (a base of 2 s; a level's unless `scaled`) on `threads`,
-    /// our clock from `from`, stops iterations k of 50 ms and 3,000 nodes a thread, whose
-    /// lines `at(k)` gives (each fed until one stops).
+    /// When (ms) a minute's rule (base 2 s; a level's unless `scaled`) on `threads`, our clock from
+    /// `from`, stops iterations k of 50 ms and 3,000 nodes a thread with `at(k)`'s lines.
     fn stop(scaled: bool, threads: u64, from: u64, at: impl Fn(u64) -> Vec<Line>) -> Option<u64> {
         let started = Arc::new(AtomicU64::new(from));
         let mut rule = StopRule::new(Budget::new(60_010, 0, None, 10), scaled, started);
@@ -254,8 +233,7 @@ mod tests {
         let at = |scaled, f: fn(u64) -> (usize, i32)| {
             stop(scaled, 1, 0, |k| vec![(1, f(k).0, f(k).1, 2000)]).expect("stops")
         };
-        let stable = at(true, |_| (0, 20));
-        let moving = at(true, |k| (k as usize % 2, 20));
+        let (stable, moving) = (at(true, |_| (0, 20)), at(true, |k| (k as usize % 2, 20)));
         let falling = at(true, |k| (0, 20 - 10 * k as i32));
         let rising = at(true, |k| (0, 20 + 10 * k as i32));
         assert!(stable < 2000 && moving > 2000, "{stable} {moving}");

@@ -1,5 +1,4 @@
-//! UCI, the protocol of most GUIs and tournament managers: a parser of commands into the
-//! time management's `Ask` and the search thread, and a printer of its lines and moves.
+//! UCI, the protocol of most GUIs: commands into an `Ask` and the search thread, and its lines.
 
 use crate::eval::explain;
 use crate::game::{letter, start_board, Game};
@@ -16,9 +15,8 @@ use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// The options as `uci` lists them: name, default, min, max, and a spin's unit (in its error),
-/// or `check`, or `button` (SimulateThinkingTime: Velvet's name for a level's human pace;
-/// Ponder: what GUIs look for before `go ponder`, which works whatever its value).
+/// `uci`'s options: name, default, min, max, and a spin's unit, or `check`, or `button`
+/// (SimulateThinkingTime: Velvet's name for a level's pace; Ponder: GUIs look for it).
 const OPTIONS: [(&str, i64, i64, i64, &str); 9] = [
     ("Hash", HASH_MB as i64, 1, 1024, " (MB)"),
     ("Clear Hash", 0, 0, 0, "button"),
@@ -111,12 +109,32 @@ impl Uci {
                 self.search.new_game();
                 (self.game, self.refused) = (Game::new(start_board()), None);
             }
-            ("position", _) => self.position(args),
+            // after a refused position `go` answers `bestmove 0000`
+            ("position", _) => match game_of(args) {
+                Ok(game) => {
+                    self.conclude();
+                    (self.game, self.refused) = (game, None);
+                }
+                Err(e) => {
+                    say!("info string error: {e}");
+                    self.refused = Some(e);
+                }
+            },
             ("go", _) => self.go(args),
             ("stop", _) => self.conclude(),
             ("ponderhit", _) => self.ponderhit(),
             // not UCI, but as Stockfish: for people and scripts looking into the engine
-            ("eval" | "d", _) => self.inspect(cmd),
+            ("eval" | "d", _) => match (&self.refused, self.game.board()) {
+                (Some(refused), _) => {
+                    let why = format!("the last one was refused: {refused}");
+                    say!("info string error: no position to show ({why})")
+                }
+                (None, board) if cmd == "eval" => say!("{}", explain(board, &W)),
+                (None, board) => {
+                    let shown = diagram(board, false, |_| false, letter);
+                    say!("{shown}\n\nFen: {}\nKey: {:016X}", board.fen(), board.key);
+                }
+            },
             ("quit", _) => return false,
             _ => say!("info string error: unknown command '{}'", short(cmd)),
         }
@@ -162,20 +180,6 @@ impl Uci {
         }
     }
 
-    /// `position startpos|fen <FEN> [moves ...]`; `go` answers `bestmove 0000` after a refused one.
-    fn position(&mut self, args: &[&str]) {
-        match game_of(args) {
-            Ok(game) => {
-                self.conclude();
-                (self.game, self.refused) = (game, None);
-            }
-            Err(e) => {
-                say!("info string error: {e}");
-                self.refused = Some(e);
-            }
-        }
-    }
-
     /// `go`: its words into an Ask, and a search whose `info` lines and `bestmove` answer.
     fn go(&mut self, args: &[&str]) {
         self.conclude();
@@ -186,10 +190,8 @@ impl Uci {
         let Some(ask) = self.ask(args) else {
             return; // (a perft)
         };
-        let (held, ponder) = (ask.infinite || ask.ponder, ask.ponder);
-        let plan = plan(ask);
-        // a level's pace within the move's hard limit, and none while held: the wait could
-        // outlast the budget after ponderhit
+        let (held, ponder, plan) = (ask.infinite || ask.ponder, ask.ponder, plan(ask));
+        // a level's pace within the hard limit, none while held (it could outlast the budget)
         let (hard, paced) = (plan.hard, self.option("SimulateThinkingTime") == 1 && !held);
         let level = self.level().map(|l| Level {
             pace: paced.then(|| hard.min(pace::MAX_MS)),
@@ -218,8 +220,7 @@ impl Uci {
         level.filter(|_| self.option("UCI_LimitStrength") == 1)
     }
 
-    /// The Ask of `go`'s words, or None for a perft (started unless its depth is bad). Errors in
-    /// one line; with the clock unknown, or no limit left, at most SAFE_MOVETIME.
+    /// The Ask of `go`'s words (None: a perft); errors in one line, unknown clocks: SAFE_MOVETIME.
     fn ask(&mut self, args: &[&str]) -> Option<Ask> {
         let (board, mut ask) = (*self.game.board(), Ask::default());
         let (numbers, errors, bad_clock) = parse_go(args, &board, &mut ask);
@@ -239,8 +240,7 @@ impl Uci {
         (ask.movetime, ask.depth, ask.nodes) =
             (number("movetime"), number("depth"), number("nodes"));
         (ask.mate, ask.lines) = (number("mate"), self.option("MultiPV") as usize);
-        ask.overhead = self.option("Move Overhead");
-        ask.unscaled = self.level().is_some();
+        (ask.overhead, ask.unscaled) = (self.option("Move Overhead"), self.level().is_some());
         let limited = !numbers.is_empty() || ask.infinite || ask.ponder;
         if bad_clock || !errors.is_empty() && !limited {
             say!("info string error: go: searching {SAFE_MOVETIME} ms at most");
@@ -271,7 +271,7 @@ impl Uci {
             return;
         };
         if self.debug {
-            let nodes: Vec<String> = outcome.threads.iter().map(u64::to_string).collect();
+            let nodes: Vec<String> = outcome.nodes.iter().map(u64::to_string).collect();
             let n = nodes.len();
             say!("info string threads {n} nodes {}", nodes.join(" "));
         }
@@ -293,21 +293,6 @@ impl Uci {
             (Some(m), Some(p)) if info.pv.first() == Some(&m) => say!("bestmove {m} ponder {p}"),
             (Some(m), _) => say!("bestmove {m}"),
             (None, _) => say!("bestmove 0000"),
-        }
-    }
-
-    /// `eval`: the evaluation explained; `d`: the board, FEN and key (as Stockfish); not refused.
-    fn inspect(&self, cmd: &str) {
-        let board = self.game.board();
-        match &self.refused {
-            Some(refused) => {
-                say!("info string error: no position to show (the last one was refused: {refused})")
-            }
-            None if cmd == "eval" => say!("{}", explain(board, &W)),
-            None => {
-                let shown = diagram(board, false, |_| false, letter);
-                say!("{shown}\n\nFen: {}\nKey: {:016X}", board.fen(), board.key);
-            }
         }
     }
 }
@@ -345,6 +330,7 @@ fn parse_go<'a>(
     ask: &mut Ask,
 ) -> (HashMap<&'a str, i64>, Vec<String>, bool) {
     let (mut numbers, mut errors, mut bad_clock) = (HashMap::new(), vec![], false);
+    let numeric = |w: &str| NUMERIC.split(' ').any(|n| n == w);
     let keyword = |w: &&&str| numeric(w) || ["infinite", "ponder", "searchmoves"].contains(w);
     let mut words = args.iter().peekable();
     while let Some(&word) = words.next() {
@@ -372,10 +358,6 @@ fn parse_go<'a>(
         }
     }
     (numbers, errors, bad_clock)
-}
-
-fn numeric(word: &str) -> bool {
-    NUMERIC.split(' ').any(|n| n == word)
 }
 
 /// A tune build's search constant (`src/tools/params.rs`).

@@ -1,5 +1,4 @@
-//! xboard (CECP v2), the protocol of XBoard/WinBoard and Fairy-Max's tournaments: a parser
-//! of commands into time management's `Ask` and the search thread, and a printer of its lines.
+//! xboard (CECP v2): commands into an `Ask` and the search thread, and its lines.
 
 use crate::clock::read_control;
 use crate::game::{read_move, start_board, End, Game, Parsed};
@@ -13,9 +12,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// Commands that need no answer and change nothing here (rmax does not ponder in xboard).
-const IGNORED: [&str; 15] = [
+const IGNORED: [&str; 16] = [
     "", "xboard", "accepted", "rejected", "random", "computer", "name", "rating", "ics", "otim",
-    "hard", "easy", "draw", "hint", "bk",
+    "hard", "easy", "draw", "hint", "bk", ".",
 ];
 
 pub struct Xboard {
@@ -83,6 +82,7 @@ impl Xboard {
     fn command(&mut self, line: &str) -> bool {
         let (cmd, arg) = split_word(line);
         match cmd {
+            "." if self.analysing => self.analysis_status(),
             _ if IGNORED.contains(&cmd) => {}
             // what rmax can do (`smp=1`: it takes `cores`), and its one option, analysis's lines
             "protover" => say!(
@@ -99,9 +99,7 @@ impl Xboard {
                 self.abort();
                 (self.analysing, self.plays) = (false, None); // as after `force`
             }
-            "." if self.analysing => self.analysis_status(),
-            "." | "?" | "go" if self.analysing => {}
-            "." => {}
+            "?" | "go" if self.analysing => {}
             "memory" | "cores" => self.resources(cmd, arg),
             "force" | "result" => {
                 self.abort();
@@ -218,13 +216,9 @@ impl Xboard {
         }
     }
 
-    /// Stops thinking without playing the move.
+    /// Stops thinking without playing the move; the pings waiting for it are answered.
     fn abort(&mut self) {
         self.search.finish();
-        self.answer_pings();
-    }
-
-    fn answer_pings(&mut self) {
         self.pongs.drain(..).for_each(|pong| say!("{pong}"));
     }
 
@@ -309,7 +303,7 @@ impl Xboard {
                 say!("{}", result(end));
             }
         }
-        self.answer_pings();
+        self.pongs.drain(..).for_each(|pong| say!("{pong}"));
     }
 }
 

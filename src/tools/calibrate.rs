@@ -1,5 +1,4 @@
-//! `rmax calibrate`: plays one row of the strength levels' table with fastchess (README,
-//! Strength levels); the faults (time losses, illegal moves, crashes or stalls) from its PGN.
+//! `rmax calibrate`: a row of the levels' table by fastchess (README, Strength levels), faults too.
 
 use super::command::{fastchess_games, on_path, output_of, shell_line, valid_tc, Args};
 use crate::game::{read_tags, tag_value};
@@ -117,10 +116,8 @@ impl Row {
         let tc = valid_tc(a.get("--tc").unwrap_or("10+0.1"), "10+0.1")?.to_string();
         let games = a.number("--games", 80, 2, 100_000)?;
         if games % 2 != 0 {
-            return Err(format!(
-                "--games takes an even number (each opening is played with both colours), not \
-                 {games}"
-            ));
+            let why = "each opening is played with both colours";
+            return Err(format!("--games takes an even number ({why}), not {games}"));
         }
         let given = |flag, found: Option<String>, or: &str| {
             a.get(flag).map(String::from).or(found).unwrap_or(or.into())
@@ -177,20 +174,15 @@ impl Row {
             Entrant::Rmax(Some(elo)) => format!("rmax at level {elo} (the chain)"),
             Entrant::Rmax(None) => "rmax at full strength".into(),
         };
-        let (me, tc, games, concurrency) = (self.me.name(), &self.tc, self.games, self.concurrency);
-        say!(
-            "rmax calibrate: {me} against {opponent}, {tc}, {games} games, concurrency \
-             {concurrency}"
-        );
+        let (me, tc, games, c) = (self.me.name(), &self.tc, self.games, self.concurrency);
+        say!("rmax calibrate: {me} against {opponent}, {tc}, {games} games, concurrency {c}");
         say!("{}", shell_line(&command));
         if self.dry_run {
             return Ok(());
         }
         if Path::new(&self.pgn).exists() {
-            return Err(format!(
-                "{} exists: fastchess would add these games to it; remove it or give --pgn",
-                self.pgn
-            ));
+            let why = "fastchess would add these games to it; remove it or give --pgn";
+            return Err(format!("{} exists: {why}", self.pgn));
         }
         let stockfish = matches!(self.opponent, Entrant::Stockfish(_))
             .then_some(("stockfish", &self.stockfish));
@@ -224,12 +216,10 @@ impl Row {
     pub fn report(&self, wdl: [u32; 3], tally: &Tally, bench: Option<&str>) -> String {
         let (me, [w, d, l]) = (self.me.name(), wdl);
         let bench = bench.map_or(String::new(), |b| format!("; rmax bench {b}"));
-        let (opponent, tc, pgn) = (self.opponent.name(), &self.tc, &self.pgn);
-        let mut text = format!(
-            "Result for {me} against {opponent} ({tc}, {} games in {pgn}{bench}):\n  W {w} D {d} L \
-             {l}\n",
-            w + d + l
-        );
+        let (opponent, tc, pgn, n) = (self.opponent.name(), &self.tc, &self.pgn, w + d + l);
+        let mut text =
+            format!("Result for {me} against {opponent} ({tc}, {n} games in {pgn}{bench}):\n");
+        text += &format!("  W {w} D {d} L {l}\n");
         match bounds(wdl) {
             Some((score, half)) => {
                 let (low, high) = ((score - half).max(0.0), (score + half).min(1.0));

@@ -24,8 +24,7 @@ impl Args {
         valued: &[&str],
         switches: &[&str],
     ) -> Result<Args, String> {
-        let mut read = Args::default();
-        let mut words = args.iter().map(AsRef::as_ref);
+        let (mut read, mut words) = (Args::default(), args.iter().map(AsRef::as_ref));
         while let Some(word) = words.next() {
             if valued.contains(&word) {
                 let value = words.next().ok_or(format!("{word} needs a value"))?;
@@ -96,8 +95,7 @@ pub fn shell_line(words: &[String]) -> String {
     words.iter().map(quoted).collect::<Vec<_>>().join(" ")
 }
 
-/// The first engine's games, wins, draws and losses in fastchess's last summary line,
-/// `Games: 8, Wins: 3, Losses: 2, Draws: 3, Points: 4.5 (56.25 %)`.
+/// The first engine's games, wins, draws, losses in fastchess's last `Games: 8, Wins: 3, ...` line.
 pub fn fastchess_games(output: &str) -> Result<[u32; 4], String> {
     let line = output
         .lines()

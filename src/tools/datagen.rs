@@ -1,13 +1,12 @@
-//! `rmax datagen`: self-play positions for `rmax tune` (README, Tuning the evaluation). Game n
-//! comes from the seed and n alone, each search has a node limit and each game an empty hash
-//! table: a seed gives the same games and labels (with threads, in another order).
+//! `rmax datagen`: self-play positions for `rmax tune` (README, Tuning the evaluation). Game n is
+//! from the seed and n alone, with node limits and a fresh table: a seed gives the same data.
 
 use super::command::{number, Args};
 use super::teacher::Teacher;
-use crate::game::{end_of, End};
+use crate::game::{end_of, start_board, End};
 use crate::output::duration;
 use crate::random::Rng;
-use rmax::{Board, Engine, Limits, START};
+use rmax::{Board, Engine, Limits};
 use std::fs::File;
 use std::io::Write;
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering::Relaxed};
@@ -86,9 +85,8 @@ pub fn describe(o: &Options) -> String {
     let Some((teacher, nodes, depth)) = &o.label else {
         return "no labels".into();
     };
-    let by = teacher
-        .as_ref()
-        .map_or("rmax".into(), |c| format!("teacher {c:?}"));
+    let by = teacher.as_ref().map(|c| format!("teacher {c:?}"));
+    let by = by.unwrap_or("rmax".into());
     let nodes = nodes.map(|n| format!("{n} nodes")).into_iter();
     let limits: Vec<String> = nodes.chain(depth.map(|d| format!("depth {d}"))).collect();
     format!("labels by {by} at {}", limits.join(" or "))
@@ -191,10 +189,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         }
     });
     // the threads are done and their teachers gone
-    match run.error.into_inner().unwrap() {
-        Some(e) => stop(&e),
-        None => Ok(()),
-    }
+    run.error.into_inner().unwrap().map_or(Ok(()), |e| stop(&e))
 }
 
 pub fn stop(msg: &str) -> ! {
@@ -235,9 +230,8 @@ pub fn play_games(run: &Run, mut labeller: Option<Labeller>) -> Result<(), Strin
         let secs = run.start.elapsed().as_secs_f64().max(1e-3);
         let left = secs * (run.o.games - *games) as f64 / *games as f64;
         let eta = (*games < run.o.games).then(|| format!(", ETA {}", duration(left)));
-        let eta = eta.unwrap_or_default();
         let ([w, d, l], speed, total) = (*results, *positions as f64 / secs, run.o.games);
-        let time = duration(secs);
+        let (time, eta) = (duration(secs), eta.unwrap_or_default());
         eprintln!(
             "{games}/{total} games (+{w} ={d} -{l}), {positions} positions, {speed:.0} \
              positions/s, {time}{eta}"
@@ -247,7 +241,7 @@ pub fn play_games(run: &Run, mut labeller: Option<Labeller>) -> Result<(), Strin
 
 /// A game from random plies: its quiet positions and result (0 White won, 1 draw, 2 Black won).
 pub fn play(engine: &mut Engine, mut rng: Rng, nodes: u64) -> (Vec<Board>, usize) {
-    let start = Board::from_fen(START).expect("START is a valid FEN");
+    let start = start_board();
     let (mut board, mut keys) = (start, vec![]); // keys: the positions before `board`
     while keys.len() < RANDOM_PLIES {
         let moves = board.gen(false);
@@ -261,8 +255,7 @@ pub fn play(engine: &mut Engine, mut rng: Rng, nodes: u64) -> (Vec<Board>, usize
     play_from(engine, board, keys, nodes)
 }
 
-/// Plays on from `board`, `nodes` a move, until the game ends or is adjudicated: its quiet
-/// positions (not in check, the best move quiet) and the result.
+/// Plays on from `board` to the end or adjudication: its quiet positions and the result.
 pub fn play_from(
     engine: &mut Engine,
     mut board: Board,
@@ -270,11 +263,9 @@ pub fn play_from(
     nodes: u64,
 ) -> (Vec<Board>, usize) {
     engine.resize(SELF_PLAY_HASH_MB); // nothing carried over from the last game
-    let (mut quiet, mut decisive) = (vec![], 0i32); // plies beyond WIN_SCORE, + White ahead
-    let lim = Limits {
-        nodes,
-        ..Limits::default()
-    };
+                                      // plies beyond WIN_SCORE, + White ahead
+    let (mut quiet, mut decisive, mut lim) = (vec![], 0i32, Limits::default());
+    lim.nodes = nodes;
     loop {
         match end_of(&board, &keys) {
             Some(End::Mate(8)) => return (quiet, 0),

@@ -1,6 +1,5 @@
-//! lib.rs's evaluation, (mg * phase + eg * scale / 128 * (24 - phase)) / 24 from White's view, as
-//! features with an mg and an eg weight: +1 per White, -1 per Black piece (material, a piece on a
-//! square), or term i of `W` (`Board::terms` with weight i alone at 1: it is linear).
+//! lib.rs's evaluation as features with an mg and an eg weight: +1 per White, -1 per Black piece
+//! (material, a piece on a square), or term i of `W` (`Board::terms` with weight i alone: linear).
 
 use rmax::{Board, PHASE, TABLES, VALUE, W};
 use std::ops::Range;
@@ -80,10 +79,9 @@ impl Position {
         }
         let nonzero = |(i, &c): (usize, &i32)| (c != 0).then_some((i as u16, c as i16));
         let features = n.iter().enumerate().filter_map(nonzero).collect();
-        let phase = phase.min(FULL_PHASE) as u8;
         Position {
             features,
-            phase,
+            phase: phase.min(FULL_PHASE) as u8,
             pawns,
         }
     }
@@ -97,8 +95,7 @@ impl Position {
         })
     }
 
-    /// The side ahead (0 White, 1 Black: by the end game, then the middle game) and the end
-    /// game's scale in 128ths: with m of its 8 pawns missing, 128 - m * m.
+    /// The side ahead (0 White, 1 Black: by eg, then mg) and the eg scale in 128ths, 128 - m * m.
     pub fn scale(&self, mg: f64, eg: f64) -> (usize, i32) {
         let ahead = (eg < 0.0 || eg == 0.0 && mg < 0.0) as usize;
         let m = 8 - self.pawns[ahead] as i32;
@@ -120,8 +117,7 @@ pub fn unpack(w: i32) -> [i32; 2] {
 
 /// lib.rs's weights: [mg, eg] per feature.
 pub fn lib_weights() -> Vec<[i32; 2]> {
-    let mut w = vec![[0; 2]; TERMS];
-    let tables = TABLES.as_bytes();
+    let (mut w, tables) = (vec![[0; 2]; TERMS], TABLES.as_bytes());
     for kind in 0..6 {
         w[MATERIAL + kind] = [VALUE[kind * 2], VALUE[kind * 2 + 1]];
         for sq in 0..64 {

@@ -1,6 +1,4 @@
-//! The search's tunable constants: `c!(v)` in `src/lib.rs` is `v`, or in a build with the
-//! feature `tune` `v` plus the offset `set` stores at `rmax::TUNE[v]`, a UCI option named here
-//! (README, Tuning the search; `rmax spsa` tunes them).
+//! The search's tunable constants: `c!(v)` in lib.rs, in a tune build `v` + `rmax::TUNE[v]` (UCI).
 
 /// A tunable constant: its UCI option's name, lib.rs's value, its range, SPSA's last step.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,5 +1,4 @@
-//! `rmax spsa`: tunes the search's constants (`tools::params::PARAMS`) by games, with fastchess
-//! and the tune build (README, Tuning the search), by OpenBench's SPSA (see `schedule`).
+//! `rmax spsa`: the search's constants tuned by games with fastchess (README), OpenBench's SPSA.
 
 use super::command::{fastchess_games, number, on_path, output_of, shell_line, valid_tc, Args};
 use super::params::{param, Param, PARAMS};
@@ -128,21 +127,19 @@ impl Settings {
     }
 }
 
+/// PARAMS' entries, each with the value given to it, if any.
+pub type Named<'a> = Vec<(&'static Param, Option<&'a str>)>;
+
 /// A list `A,B=v,...` of PARAMS' names (in any case, each once), with the values given.
-pub fn names<'a>(
-    list: &'a str,
-    flag: &str,
-) -> Result<Vec<(&'static Param, Option<&'a str>)>, String> {
-    let mut found: Vec<(&Param, Option<&str>)> = vec![];
+pub fn names<'a>(list: &'a str, flag: &str) -> Result<Named<'a>, String> {
+    let mut found: Named = vec![];
     for item in list.split(',') {
         let (name, value) = item
             .split_once('=')
             .map_or((item, None), |(n, v)| (n, Some(v)));
-        let known = PARAMS.map(|p| p.name).join(", ");
-        let unknown = format!(
-            "unknown parameter '{}' in {flag} (src/tools/params.rs has: {known})",
-            short(name)
-        );
+        let (known, shown) = (PARAMS.map(|p| p.name).join(", "), short(name));
+        let unknown =
+            format!("unknown parameter '{shown}' in {flag} (src/tools/params.rs has: {known})");
         let p = param(name).ok_or(unknown)?;
         if found.iter().any(|f| f.0 == p) {
             return Err(format!("{} named twice in {flag}", p.name));
@@ -152,26 +149,13 @@ pub fn names<'a>(
     Ok(found)
 }
 
-/// `--set`'s start values of the `tuned` constants (lib.rs's where not set).
-pub fn start_values(list: Option<&str>, tuned: &[&Param]) -> Result<Vec<i32>, String> {
-    let mut values: Vec<i32> = tuned.iter().map(|p| p.default).collect();
-    for (p, value) in list.map_or(Ok(vec![]), |list| names(list, "--set"))? {
-        let value = value.ok_or(format!("--set takes Name=value, not '{}'", p.name))?;
-        let i = tuned.iter().position(|&t| t == p);
-        let i = i.ok_or(format!("--set {}: it is not tuned (see --params)", p.name))?;
-        values[i] = number(p.name, value, p.min, p.max)?;
-    }
-    Ok(values)
-}
-
 /// c_k and R_k at iteration k of a constant with `c_end`, in a run of n ending at r_end, as
 /// OpenBench's `create_workload.py` and `spsa_utils.py` have them (written anew): c = c_end
 /// N^gamma, A = N / 10, a = r_end c_end^2 (A + N)^alpha; c_k = c / (k + 1)^gamma (at least 0.5),
 /// R_k = a / (A + k + 1)^alpha / c_k^2. Plus and minus play value +- c_k (`State::step`).
 pub fn schedule(c_end: f64, r_end: f64, n: u32, k: u32) -> (f64, f64) {
     let (n, k1) = (f64::from(n), f64::from(k + 1));
-    let big_a = n / 10.0;
-    let c = c_end * n.powf(GAMMA);
+    let (big_a, c) = (n / 10.0, c_end * n.powf(GAMMA));
     let a = r_end * c_end * c_end * (big_a + n).powf(ALPHA);
     let c_k = (c / k1.powf(GAMMA)).max(0.5); // under half a unit, both sides would round alike
     (c_k, a / (big_a + k1).powf(ALPHA) / (c_k * c_k))
@@ -226,20 +210,18 @@ impl State {
             minus.push(play(theta - c * flip) as i32);
             moves.push((flip, c, r));
         }
-        let srand = rng.next_u64() >> 33;
         Step {
             moves,
             plus,
             minus,
-            srand,
+            srand: rng.next_u64() >> 33,
             rng,
         }
     }
 
     /// Each value moved by R_k c_k (W - L) towards plus's side (away if plus lost), in range.
     pub fn update(&mut self, step: &Step, [w, d, l]: [u32; 3]) {
-        let score = f64::from(w) - f64::from(l);
-        let params = self.settings.params.iter();
+        let (score, params) = (f64::from(w) - f64::from(l), self.settings.params.iter());
         let each = params.zip(&mut self.values).zip(&step.moves);
         for ((p, (_, theta)), (flip, c, r)) in each {
             *theta = (*theta + r * c * score * flip).clamp(p.min.into(), p.max.into());
@@ -279,13 +261,12 @@ impl State {
             Some((words.next()?.parse().ok()?, words.next()?.parse().ok()?))
         };
         let values: Vec<(i32, f64)> = lines.map(value).collect::<Option<_>>()?;
-        let (rng, games, done) = (Rng(rng), [w, d, l], done as u32);
         (values.len() == settings.params.len()).then_some(State {
             settings,
             values,
-            done,
-            rng,
-            games,
+            done: done as u32,
+            rng: Rng(rng),
+            games: [w, d, l],
         })
     }
 }
@@ -299,8 +280,7 @@ pub fn tune(
 ) -> Result<(), String> {
     while state.done < until {
         let step = state.step();
-        let result = play(state, &step)?;
-        let mut next = state.clone();
+        let (result, mut next) = (play(state, &step)?, state.clone());
         next.update(&step, result);
         after(&next, result)?;
         *state = next;
@@ -325,8 +305,7 @@ pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 impl Runner {
     /// The fastchess command of a step: plus first (fastchess's wins are then plus's).
     pub fn command(&self, state: &State, step: &Step) -> Vec<String> {
-        let s = &state.settings;
-        let mut words = vec![self.fastchess.clone()];
+        let (s, mut words) = (&state.settings, vec![self.fastchess.clone()]);
         for (name, values) in [("plus", &step.plus), ("minus", &step.minus)] {
             let engine = format!("-engine cmd={} name={name}", self.engine);
             words.extend(engine.split(' ').map(String::from));
@@ -354,13 +333,10 @@ impl Runner {
         let (status, text) = output_of(&command, "", false)?;
         let _ = fs::remove_file(with_suffix(&self.state, ".fastchess.json"));
         let warned = |l: &&str| l.starts_with("Warning") && l.contains("option");
-        let warning = text.lines().find(warned);
-        let games = 2 * state.settings.pairs;
+        let (warning, games) = (text.lines().find(warned), 2 * state.settings.pairs);
+        let tune = format!("the engine did not take a value (is it the tune build? {TUNE_BUILD})");
         let why = match (warning, fastchess_games(&text)) {
-            (Some(w), _) => format!(
-                "fastchess warned '{w}': the engine did not take a value (is it the tune build? \
-                 {TUNE_BUILD})"
-            ),
+            (Some(w), _) => format!("fastchess warned '{w}': {tune}"),
             (None, Err(e)) => e,
             (None, Ok([n, w, d, l])) if n != games || w + d + l != games => {
                 format!("fastchess counted {n} games, not the {games} planned")
@@ -375,19 +351,17 @@ impl Runner {
         };
         let (n, command) = (state.done + 1, shell_line(&command));
         let last = lines[lines.len().saturating_sub(12)..].join("\n");
-        Err(format!(
-            "iteration {n}: {why}; {kept}.\nThe command: {command}\nIts last lines:\n{last}"
-        ))
+        let e = format!("iteration {n}: {why}; {kept}.\nThe command: {command}");
+        Err(format!("{e}\nIts last lines:\n{last}"))
     }
 
     /// The engine (built first with --build), fastchess and the openings are there.
     pub fn check(&self, build: bool, s: &Settings) -> Result<(), String> {
         if build {
             say!("rmax spsa: {TUNE_BUILD}");
-            let cargo = std::process::Command::new("cargo")
-                .args(&words(TUNE_BUILD)[1..])
-                .status();
-            let status = cargo.map_err(|e| format!("cannot run cargo: {e}"))?;
+            let mut cargo = std::process::Command::new("cargo");
+            let status = cargo.args(&words(TUNE_BUILD)[1..]).status();
+            let status = status.map_err(|e| format!("cannot run cargo: {e}"))?;
             if !status.success() {
                 return Err(format!("the tune build failed ({status})"));
             }
@@ -416,10 +390,8 @@ impl Runner {
 pub fn engine_takes(answer: &str, engine: &str, params: &[&Param]) -> Result<(), String> {
     for &&Param { name, min, max, .. } in params {
         let option = |line: &str| match line.split_whitespace().collect::<Vec<_>>()[..] {
-            ["option", "name", n, "type", "spin", "default", _, "min", a, "max", b]
-                if n == name =>
-            {
-                Some((a.parse::<i32>().ok()?, b.parse::<i32>().ok()?))
+            ["option", "name", n, "type", "spin", "default", _, "min", a, "max", b] => {
+                Some((a.parse::<i32>().ok()?, b.parse::<i32>().ok()?)).filter(|_| n == name)
             }
             _ => None,
         };
@@ -436,14 +408,17 @@ pub fn engine_takes(answer: &str, engine: &str, params: &[&Param]) -> Result<(),
     Ok(())
 }
 
+/// A constant and a value for it.
+pub type Change = (&'static Param, i32);
+
 /// Each tuned constant with its value rounded, as lib.rs would hold it.
-pub fn rounded(state: &State) -> Vec<(&'static Param, i32)> {
+pub fn rounded(state: &State) -> Vec<Change> {
     let rounded = state.values.iter().map(|(_, theta)| theta.round() as i32);
     state.settings.params.iter().copied().zip(rounded).collect()
 }
 
 /// Whether the changes can be applied: an error names the constants that would share a value.
-pub fn clashes(changes: &[(&Param, i32)]) -> Result<(), String> {
+pub fn clashes(changes: &[Change]) -> Result<(), String> {
     let changed = |p: &Param| changes.iter().find(|(c, _)| *c == p).map(|c| c.1);
     let value = |p: &Param| changed(p).unwrap_or(p.default);
     let mut found = vec![];
@@ -453,14 +428,10 @@ pub fn clashes(changes: &[(&Param, i32)]) -> Result<(), String> {
             found.push(format!("{a} and {b} would both be {v}"));
         }
     }
-    match found.is_empty() {
-        true => Ok(()),
-        false => Err(format!(
-            "{}; each c!(v) needs its own value (c!(v) finds its offset by it): move one \
-             of each pair by 1 by hand",
-            found.join(", ")
-        )),
-    }
+    let found = found.join(", ");
+    let why = "each c!(v) needs its own value (c!(v) finds its offset by it)";
+    let e = format!("{found}; {why}: move one of each pair by 1 by hand");
+    found.is_empty().then_some(()).ok_or(e)
 }
 
 /// For each constant `Name: start -> now (c!(old) -> c!(new))`, old its value in this build.
@@ -478,23 +449,17 @@ pub fn report(state: &State, file: &Path) -> String {
         text += &format!("  {}: {start} -> {theta:.2} ({change})\n", p.name);
     }
     let file = file.display();
+    let apply = "To write them into src/lib.rs and src/tools/params.rs: rmax spsa --apply";
     text + &match clashes(&rounded(state)) {
-        Ok(()) => format!(
-            "To write them into src/lib.rs and src/tools/params.rs: rmax spsa --apply --state {file}\n"
-        ),
+        Ok(()) => format!("{apply} --state {file}\n"),
         Err(e) => format!("Not to be applied as they are: {e}.\n"),
     }
 }
 
 /// src/lib.rs and src/tools/params.rs with `c!(old)` and the entry's default `new`; all or nothing.
-pub fn apply_values(
-    lib: &str,
-    tuning: &str,
-    changes: &[(&Param, i32)],
-) -> Result<(String, String), String> {
-    clashes(changes).map_err(|e| format!("not applied: {e}"))?;
-    let changed = changes.iter().filter(|(p, new)| p.default != *new);
-    let changes: Vec<_> = changed.collect();
+pub fn apply_values(lib: &str, tuning: &str, all: &[Change]) -> Result<(String, String), String> {
+    clashes(all).map_err(|e| format!("not applied: {e}"))?;
+    let changes: Vec<_> = all.iter().filter(|(p, new)| p.default != *new).collect();
     let mut tuning = tuning.to_string();
     for (p, new) in &changes {
         let entry = format!("p(\"{}\", {},", p.name, p.default);
@@ -518,13 +483,9 @@ pub fn apply_values(
             None => new_lib += &format!("c!({piece}"),
         }
     }
-    match changes.iter().find(|(p, _)| !seen.contains(&p.default)) {
-        Some((p, _)) => Err(format!(
-            "src/lib.rs has no c!({}) (src/tools/params.rs has): not applied",
-            p.default
-        )),
-        None => Ok((new_lib, tuning)),
-    }
+    let missing = changes.iter().find(|(p, _)| !seen.contains(&p.default));
+    let e = |v: i32| format!("src/lib.rs has no c!({v}) (src/tools/params.rs has): not applied");
+    missing.map_or(Ok((new_lib, tuning)), |(p, _)| Err(e(p.default)))
 }
 
 /// `--apply`: the run's values into src/lib.rs and src/tools/params.rs of the crate's root here.
@@ -535,9 +496,8 @@ pub fn apply(state: &State) -> Result<(), String> {
         fs::read_to_string(path).map_err(e)
     };
     let (new_lib, new_tuning) = apply_values(&read(lib)?, &read(tuning)?, &rounded(state))?;
-    fs::write(lib, new_lib)
-        .and_then(|()| fs::write(tuning, new_tuning))
-        .map_err(|e| format!("cannot write src/lib.rs or src/tools/params.rs: {e}"))?;
+    let written = fs::write(lib, new_lib).and_then(|()| fs::write(tuning, new_tuning));
+    written.map_err(|e| format!("cannot write src/lib.rs or src/tools/params.rs: {e}"))?;
     say!(
         "rmax spsa: applied to src/lib.rs and src/tools/params.rs. Now `cargo fmt`, `cargo test \
          --release --test tools`, rebuild, and verify with a match (the README's SPSA section)."
@@ -562,25 +522,27 @@ pub fn start(a: &Args, saved: Option<State>, file: &Path) -> Result<State, Strin
     let file = file.display();
     let Some(state) = saved else {
         let settings = Settings::read(a, &Settings::defaults())?;
-        let values = start_values(a.get("--set"), &settings.params)?;
+        // --set's start values of the tuned constants (lib.rs's where not set)
+        let (tuned, set) = (&settings.params, a.get("--set"));
+        let mut values: Vec<i32> = tuned.iter().map(|p| p.default).collect();
+        for (p, value) in set.map_or(Ok(vec![]), |list| names(list, "--set"))? {
+            let value = value.ok_or(format!("--set takes Name=value, not '{}'", p.name))?;
+            let i = tuned.iter().position(|&t| t == p);
+            let i = i.ok_or(format!("--set {}: it is not tuned (see --params)", p.name))?;
+            values[i] = number(p.name, value, p.min, p.max)?;
+        }
         return Ok(State::new(settings, &values));
     };
     if a.has("--set") {
-        return Err(format!(
-            "--set starts a run, and {file} holds one ({} iterations done): leave --set out to \
-             resume it, or give another --state",
-            state.done
-        ));
+        let how = "leave --set out to resume it, or give another --state";
+        let holds = format!("{file} holds one ({} iterations done)", state.done);
+        return Err(format!("--set starts a run, and {holds}: {how}"));
     }
     let ours = state.settings.line();
     let asked = Settings::read(a, &state.settings)?.line();
-    if asked != ours {
-        return Err(format!(
-            "{file} holds a run of\n  {ours}\nnot of\n  {asked}\nleave the settings out to \
-             resume it, or give another --state for a new one"
-        ));
-    }
-    Ok(state)
+    let new = "leave the settings out to resume it, or give another --state for a new one";
+    let e = format!("{file} holds a run of\n  {ours}\nnot of\n  {asked}\n{new}");
+    (asked == ours).then_some(state).ok_or(e)
 }
 
 /// After an iteration: the state saved whole (a file renamed over it), a line in the log.
@@ -600,11 +562,6 @@ pub fn save(file: &Path, state: &State, [w, d, l]: [u32; 3]) -> std::io::Result<
         .write_all(line.as_bytes())
 }
 
-/// `1 iteration`, `2000 iterations`.
-pub fn count(n: u32, thing: &str) -> String {
-    format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
-}
-
 /// Plays the run to its end, a line after each iteration: plus's games, the values after it.
 pub fn play_all(player: &Runner, state: &mut State) -> Result<(), String> {
     let (started, first, until) = (Instant::now(), state.done, state.settings.iterations);
@@ -612,11 +569,9 @@ pub fn play_all(player: &Runner, state: &mut State) -> Result<(), String> {
         let file = player.state.display();
         save(&player.state, state, [w, d, l])
             .map_err(|e| format!("cannot write the state or the log of {file}: {e}"))?;
-        let names = state.settings.params.iter().map(|p| p.name);
-        let values: Vec<String> = names
-            .zip(&state.values)
-            .map(|(n, v)| format!("{n} {:.2}", v.1))
-            .collect();
+        let value = |(p, v): (&&Param, &(i32, f64))| format!("{} {:.2}", p.name, v.1);
+        let params = state.settings.params.iter();
+        let values: Vec<String> = params.zip(&state.values).map(value).collect();
         let each = started.elapsed().as_secs_f64() / f64::from(state.done - first);
         let left = duration(each * f64::from(until - state.done));
         let (done, values) = (state.done, values.join("  "));
@@ -631,9 +586,8 @@ pub fn player(args: &[String]) -> Result<(Args, Runner), String> {
     let flags = [words(SETTINGS), words(FLAGS)].concat();
     let a = Args::read(args, &flags, &words(SWITCHES))?;
     if a.has("--build") && a.has("--engine") {
-        return Err(format!(
-            "--build builds {TUNE_ENGINE}: it takes no --engine"
-        ));
+        let e = format!("--build builds {TUNE_ENGINE}: it takes no --engine");
+        return Err(e);
     }
     let fastchess = a.get("--fastchess").map(String::from);
     let fastchess = fastchess.or_else(|| on_path("fastchess", &[]));
@@ -671,6 +625,7 @@ pub fn run(args: &[String]) -> Result<(), (i32, String)> {
         let names: Vec<&str> = s.params.iter().map(|p| p.name).collect();
         let resuming = format!(" (resuming after iteration {})", state.done);
         let resuming = if state.done > 0 { &resuming[..] } else { "" };
+        let count = |n: u32, thing| format!("{n} {thing}{}", if n == 1 { "" } else { "s" });
         let constants = count(names.len() as u32, "constant");
         let iterations = count(s.iterations, "iteration");
         let pairs = count(s.pairs, "game pair");

@@ -1,6 +1,5 @@
-//! A UCI engine as a child process that labels positions (`rmax datagen --teacher CMD`): the
-//! last exact score before `bestmove` (a bound only without one). Its output is read on a
-//! thread of its own, so every wait has a deadline: a program that hangs or dies is an error.
+//! A UCI engine as a child process labelling positions (`datagen --teacher`): its last exact score.
+//! Its output is read on a thread, so every wait has a deadline: a hung or dead one is an error.
 
 use crate::input::short;
 use std::io::{BufRead, BufReader, Write};
@@ -26,12 +25,9 @@ pub struct Teacher {
 
 impl Teacher {
     pub fn start(command: &str, go: String) -> Result<Teacher, String> {
-        let name = format!("teacher {command:?}");
-        let mut child = Command::new(command)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start {name}: {e}"))?;
+        let (name, mut run) = (format!("teacher {command:?}"), Command::new(command));
+        let child = run.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn();
+        let mut child = child.map_err(|e| format!("cannot start {name}: {e}"))?;
         let stdout = child.stdout.take().expect("piped");
         // bounded: a program that floods its output waits instead of filling memory
         let (tx, lines) = sync_channel(256);
@@ -64,18 +60,16 @@ impl Teacher {
     /// The score of the position `fen`, from the side to move's view (a mate: +-MATE).
     pub fn score(&mut self, fen: &str) -> Result<i32, String> {
         self.send(&format!("position fen {fen}"))?;
-        let go = self.go.clone();
+        let (go, name) = (self.go.clone(), self.name.clone());
         self.send(&go)?;
         let mut last: Option<(i32, bool)> = None;
         loop {
             let line = self.next_line(Instant::now() + SILENCE, &go)?;
             if line.starts_with("bestmove") {
-                let name = &self.name;
                 let none = || format!("{name} gave no score for {fen} (answer: {line})");
                 return last.map(|(score, _)| score).ok_or_else(none);
             }
-            let read =
-                info_score(&line).map_err(|e| format!("{} answered garbage: {e}", self.name));
+            let read = info_score(&line).map_err(|e| format!("{name} answered garbage: {e}"));
             if let Some((score, exact)) = read? {
                 if exact || !last.is_some_and(|(_, was_exact)| was_exact) {
                     last = Some((score, exact));

@@ -1,5 +1,4 @@
-//! `rmax tune`: the Texel tuner of the evaluation (README, Tuning the evaluation), its model
-//! `features.rs`; the gradient holds each position's end-game scale constant.
+//! `rmax tune`: the Texel tuner of the evaluation (README), over `features.rs`' model.
 
 use super::command::{number, Args};
 use super::features::{
@@ -7,6 +6,7 @@ use super::features::{
 };
 use rmax::{Board, W};
 use std::io::Write;
+use std::ops::Range;
 use std::time::Instant;
 
 pub const USAGE: &str =
@@ -35,8 +35,7 @@ impl Sample {
         }
         let ph = self.position.phase as f64 / FULL_PHASE as f64;
         let eg_share = (1.0 - ph) * self.position.scale(mg, eg).1 as f64 / 128.0;
-        let share = [ph, eg_share];
-        (mg * share[0] + eg * share[1], share)
+        (mg * ph + eg * eg_share, [ph, eg_share])
     }
 }
 
@@ -78,7 +77,6 @@ pub fn options(args: &[String]) -> Result<Options, String> {
         Some(list) => list.split(',').map(group).collect::<Result<_, _>>()?,
     };
     let lambda = a.get("--lambda").map(|x| number("--lambda", x, 0.0, 1.0));
-    let lambda = lambda.transpose()?;
     Ok(Options {
         file: file.clone(),
         epochs: a.number("--epochs", 1000, 1, 1 << 30)?,
@@ -89,7 +87,7 @@ pub fn options(args: &[String]) -> Result<Options, String> {
         threads: a.number("--threads", cores, 1, 256)?,
         report: a.number("--report", 10, 1, usize::MAX)?,
         dump: a.number("--dump", 250, 1, usize::MAX)?,
-        lambda,
+        lambda: lambda.transpose()?,
         tables: a.has("--tables"),
         keep_values: a.has("--keep-values"),
         drop,
@@ -168,7 +166,7 @@ pub fn check(path: &str, perturb: bool) {
 pub fn parallel<T: Send>(
     n: usize,
     threads: usize,
-    f: impl Fn(std::ops::Range<usize>) -> T + Sync,
+    f: impl Fn(Range<usize>) -> T + Sync,
     sum: impl Fn(T, T) -> T,
 ) -> T {
     let chunk = n.div_ceil(threads).max(1);
@@ -185,10 +183,8 @@ pub fn parallel<T: Send>(
 /// The positions of `path` (at most `limit`), read in parallel; bad lines skipped, and said.
 pub fn load(path: &str, limit: usize, threads: usize) -> Vec<Sample> {
     let lines: Vec<String> = read_lines(path).into_iter().take(limit).collect();
-    let read = |range: std::ops::Range<usize>| {
-        let samples = lines[range].iter().map(|l| sample(l).ok_or(l));
-        samples.collect::<Vec<_>>()
-    };
+    let read =
+        |r: Range<usize>| -> Vec<_> { lines[r].iter().map(|l| sample(l).ok_or(l)).collect() };
     let both = |a: Vec<_>, b: Vec<_>| a.into_iter().chain(b).collect::<Vec<_>>();
     let all = parallel(lines.len(), threads, read, both);
     let (good, skipped): (Vec<_>, Vec<_>) = all.into_iter().partition(Result::is_ok);
@@ -217,7 +213,7 @@ pub fn set_targets(data: &mut [Sample], k: f64, lambda: f64) {
 /// The mean squared error of the weights with the eval's K, and its gradient by each weight.
 pub fn gradient(d: &[Sample], w: &[[f64; 2]], k: f64, threads: usize) -> (f64, Vec<[f64; 2]>) {
     let slope = k * std::f64::consts::LN_10 / 400.0;
-    let part = |range: std::ops::Range<usize>| {
+    let part = |range: Range<usize>| {
         let (mut error, mut g) = (0.0, vec![[0.0; 2]; FEATURES]);
         for s in &d[range] {
             let (eval, share) = s.eval(w);
@@ -260,8 +256,7 @@ pub fn fit_k(pairs: &[(f64, f64)]) -> f64 {
     (a + b) / 2.0
 }
 
-/// The weights as lib.rs holds them, and the table entries clamped (`N mg a8 -172`: wanted -172
-/// cp from the table's mean). With `tables` each table's mean goes into its piece's value.
+/// The weights as lib.rs holds them, and the table entries clamped (`N mg a8 -172`: from the mean).
 pub fn quantize(w: &[[f64; 2]], tables: bool) -> (Vec<[i32; 2]>, Vec<String>) {
     let (mut q, mut clamped) = (lib_weights(), vec![]);
     for kind in 0..6 {
@@ -298,21 +293,18 @@ pub fn quantize(w: &[[f64; 2]], tables: bool) -> (Vec<[i32; 2]>, Vec<String>) {
 
 /// The weights as lib.rs's `VALUE`, `TABLES` and `W`, the last line by line as lib.rs has it.
 pub fn print_weights(q: &[[i32; 2]]) -> String {
-    let values: Vec<String> = (0..12)
-        .map(|i| q[MATERIAL + i / 2][i % 2].to_string())
-        .collect();
-    let tables: String = (0..768)
-        .map(|i| ((q[PST + i / 128 * 64 + i % 64][i / 64 % 2] + 308) / 4) as u8 as char)
-        .collect();
+    let value = |i: usize| q[MATERIAL + i / 2][i % 2].to_string();
+    let values: Vec<String> = (0..12).map(value).collect();
+    let entry = |i: usize| ((q[PST + i / 128 * 64 + i % 64][i / 64 % 2] + 308) / 4) as u8 as char;
+    let tables: String = (0..768).map(entry).collect();
     let (values, terms) = (values.join(", "), W.len());
     let mut text = format!(
         "pub const VALUE: [i32; 12] = [{values}];\npub const TABLES: &str = r\"{tables}\";\n\
          pub const W: [i32; {terms}] = [\n"
     );
     for (l, (_, comment, _)) in W_LINES.iter().enumerate() {
-        let weights: Vec<String> = line(l)
-            .map(|i| format!("s({}, {}),", q[i][0], q[i][1]))
-            .collect();
+        let weight = |i: usize| format!("s({}, {}),", q[i][0], q[i][1]);
+        let weights: Vec<String> = line(l).map(weight).collect();
         text += &format!("    {} // {comment}\n", weights.join(" "));
     }
     text + "];"
@@ -359,8 +351,7 @@ pub fn main(args: &[String]) {
 
 /// The positions to tune on and the held-out ones (the file's last), their targets, and K.
 pub fn prepare(o: &Options, start: &[[f64; 2]]) -> (Vec<Sample>, Vec<Sample>, f64) {
-    let clock = Instant::now();
-    let mut d = load(&o.file, o.limit, o.threads);
+    let (clock, mut d) = (Instant::now(), load(&o.file, o.limit, o.threads));
     let mut valid = d.split_off(d.len() - d.len() * o.holdout / 100);
     if d.is_empty() {
         fail(&format!("{}: no positions to tune on", o.file));
@@ -412,22 +403,25 @@ pub fn fit_ks(d: &[Sample], start: &[[f64; 2]]) -> (f64, f64) {
     (fit_k(&evals), ks.unwrap_or(1.0))
 }
 
-/// Full-batch Adam from `start`, the step falling to a tenth of --lr, pulled towards lib.rs's
-/// weights by --reg: the weights best on the held-out games (or the last), and their epoch.
-pub fn fit(
-    o: &Options,
-    d: &[Sample],
-    valid: &[Sample],
-    k: f64,
-    start: &[[f64; 2]],
-) -> (Vec<[f64; 2]>, usize) {
+/// The weights fitted, and the epoch they are of.
+pub type Fitted = (Vec<[f64; 2]>, usize);
+
+/// Full-batch Adam from `start`, pulled to lib.rs's by --reg: the best weights on held-out games.
+pub fn fit(o: &Options, d: &[Sample], valid: &[Sample], k: f64, start: &[[f64; 2]]) -> Fitted {
     let (b1, b2, eps): (f64, f64, f64) = (0.9, 0.999, 1e-8);
     // the weights `o` lets move
     let free = |i: &usize| {
         let dropped = o.drop.iter().any(|&l| line(l).contains(i));
         (o.tables || !(PST..TERMS).contains(i)) && (!o.keep_values || *i >= PST) && !dropped
     };
-    let size = feature_sizes(d);
+    // each feature's typical count (root mean square, at least 1): Adam's step is divided by it
+    let mut sum = vec![(0.0, 0.0); FEATURES];
+    for &(i, n) in d.iter().flat_map(|s| &s.position.features) {
+        let s = &mut sum[i as usize];
+        *s = (s.0 + (n as f64).powi(2), s.1 + 1.0);
+    }
+    let size = |&(sq, n): &(f64, f64)| (sq / n.max(1.0)).sqrt().max(1.0);
+    let size: Vec<f64> = sum.iter().map(size).collect();
     let (mut w, mut m) = (start.to_vec(), vec![[0.0; 2]; FEATURES]);
     let mut v = m.clone();
     let (mut best, mut best_error, mut best_epoch) = (w.clone(), f64::MAX, o.epochs);
@@ -446,14 +440,12 @@ pub fn fit(
         }
         if epoch % o.report == 0 || epoch == 1 || epoch == o.epochs {
             let secs = clock.elapsed().as_secs_f64();
-            let mut held = String::new();
-            if !valid.is_empty() {
-                let e = gradient(valid, &w, k, o.threads).0;
-                if e < best_error {
-                    (best, best_error, best_epoch) = (w.clone(), e, epoch);
-                }
-                held = format!(" held out {e:.6}");
+            // without held-out games the last epoch's weights are the best
+            let e = (!valid.is_empty()).then(|| gradient(valid, &w, k, o.threads).0);
+            if e.is_none_or(|e| e < best_error) {
+                (best, best_error, best_epoch) = (w.clone(), e.unwrap_or(f64::MAX), epoch);
             }
+            let held = e.map_or(String::new(), |e| format!(" held out {e:.6}"));
             let each = secs / epoch as f64;
             say!("epoch {epoch} error {err:.6}{held} time {secs:.1} s ({each:.3} s an epoch)");
         }
@@ -464,19 +456,5 @@ pub fn fit(
         }
         let _ = std::io::stdout().flush();
     }
-    match valid.is_empty() {
-        true => (w, o.epochs),
-        false => (best, best_epoch),
-    }
-}
-
-/// Each feature's typical count (root mean square, at least 1): Adam's step is divided by it.
-pub fn feature_sizes(d: &[Sample]) -> Vec<f64> {
-    let mut sum = vec![(0.0, 0.0); FEATURES];
-    for &(i, n) in d.iter().flat_map(|s| &s.position.features) {
-        let s = &mut sum[i as usize];
-        *s = (s.0 + (n as f64).powi(2), s.1 + 1.0);
-    }
-    let size = |&(sq, n): &(f64, f64)| (sq / n.max(1.0)).sqrt().max(1.0);
-    sum.iter().map(size).collect()
+    (best, best_epoch)
 }

@@ -775,7 +775,10 @@ pub fn played_secs(line: &str) -> f64 {
 /// `script`: then `test` is skipped, and says so on the test run's own standard error (not
 /// the captured output a passing test hides), as `SKIPPED <test>: ...`.
 pub fn on_a_terminal(test: &str) -> Option<Rmax> {
-    on_a_terminal_in(test, Path::new("."))
+    // (in a folder of its own: a game left unsaved when the test ends goes to a file there)
+    let dir = temp_path(test);
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    on_a_terminal_in(test, &dir)
 }
 
 /// `on_a_terminal(test)`, run in folder `dir` (where what rmax writes lands).

@@ -20,17 +20,17 @@ const EXTEND_NODES: u64 = 20_000;
 /// best move and the played one, the same.
 const PLAYED: f64 = 0.5;
 const CONFIRM: f64 = 1.0;
-/// Scores are held within CAP_CP (cp) before losses are taken, a mate counting as much (as
-/// lichess caps it); the better line is shown LINE_PLIES long.
-const CAP_CP: i32 = 1000;
-const LINE_PLIES: usize = 6;
-/// lichess's winning chances, `2 / (1 + exp(-slope cp)) - 1`, and its marks by their drop.
-const SLOPE: f64 = 0.003_682_08;
+/// lichess's marks by the drop in the mover's winning chances, `2 / (1 + exp(-SLOPE cp)) - 1`,
+/// scores held within CAP_CP (cp) first, a mate counting as much (as lichess caps them).
 const MARKS: [(f64, &str, &str); 3] = [
     (0.3, "??", "Blunder"),
     (0.2, "?", "Mistake"),
     (0.1, "?!", "Inaccuracy"),
 ];
+const SLOPE: f64 = 0.003_682_08;
+const CAP_CP: i32 = 1000;
+/// A better line is shown this many plies long.
+const LINE_PLIES: usize = 6;
 
 /// Below each review's heading, and after the usage.
 const HOW_TO_READ: &str = "Scores in pawns from White's side: Before, the best move's; After, \
@@ -152,7 +152,7 @@ fn review(record: &PgnGame, budget: Effort, progress: &mut dyn FnMut(usize, usiz
             _ if m == game.moves[i] && i + 1 == n && drawn => (0, vec![]),
             _ => search(engine, &after, &keys, effort.limits()),
         };
-        let s = -s + s.signum() * i32::from(s.abs() > MATE - 999);
+        let s = -s + s.signum() * i32::from(matches!(Score::of(s), Score::Mate(_)));
         (s, [vec![m], line].concat())
     };
     let mut weighed: Vec<Weighed> = vec![];

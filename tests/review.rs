@@ -543,3 +543,17 @@ fn an_out_file_that_cannot_be_written_is_refused_at_once() {
     );
     assert!(ms < 1000, "{ms} ms: the review ran first");
 }
+
+/// Morphy's Opera game (Paris, 1858) at the default budget: 9... b5 gives a pawn for the
+/// attack and is marked (it was unmarked, loss 0, while the search chose it). Not asserted,
+/// as rmax still marks them: 8. Nc3 and 11... Nbd7, Stockfish's best moves (rmax misjudges
+/// 8. Bxf7+ and 11... Kd8 even at 4,000,000 nodes).
+#[test]
+fn morphy_s_pawn_given_for_the_attack_is_marked() {
+    let dir = Scratch::new("opera");
+    let out = dir.join("opera.pgn").to_string_lossy().into_owned();
+    let (status, table, err) = review(&["tests/data/opera.pgn", "--out", &out]);
+    assert!(status.success(), "{err}");
+    let row = line_of(&table, "9... b5");
+    assert!(row.starts_with("9... b5?"), "{row}");
+}

@@ -9,8 +9,7 @@ const TWO_MOVES: &str = "k7/8/8/8/8/8/r7/6K1 w - - 0 1";
 
 /// Sends `go ...` and returns its `info depth` lines and the bestmove.
 fn search(r: &mut Rmax, go: &str, secs: f64) -> (Vec<InfoLine>, String) {
-    r.send(go);
-    let (out, best) = r.until_bestmove(secs);
+    let (out, best) = r.go(go, secs);
     (info_lines(&out), best)
 }
 
@@ -146,12 +145,10 @@ fn bad_multipv_and_strength_values_are_refused_and_change_nothing() {
         "setoption name UCI_LimitStrength value maybe",
         "setoption name UCI_LimitStrength",
     ] {
-        r.send(bad);
-        let line = r.line("info string", 5.0);
+        let line = r.ask_line(bad, "info string", 5.0);
         assert!(line.contains("error"), "{bad}: {line}");
     }
-    r.send("isready");
-    r.expect("readyok", 5.0);
+    r.ask("isready", "readyok", 5.0);
     // still 2 lines shown, and still the level's node cap (1500 at Elo 1000), depth or not
     r.send(&format!("position fen {ITALIAN}"));
     let (infos, best) = search(&mut r, "go depth 30", 10.0);
@@ -226,10 +223,7 @@ fn uci_pacing_is_off_by_default_and_keeps_to_the_clock_when_asked_for() {
     r.send("position startpos moves e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5a4 g8f6");
     r.send("go movetime 5000");
     std::thread::sleep(std::time::Duration::from_millis(50));
-    let (_, ms) = timed(|| {
-        r.send("stop");
-        r.line("bestmove", 5.0)
-    });
+    let (_, ms) = r.timed("stop", |r| r.line("bestmove", 5.0));
     assert!(ms < 500, "stop took {ms} ms");
     // at full strength there is nothing to pace
     r.send("setoption name UCI_LimitStrength value false");
@@ -279,10 +273,8 @@ fn a_limited_rmax_plays_legal_moves_shows_them_last_and_keeps_to_the_clock() {
     r.send("position startpos");
     r.send("go infinite");
     let (best, ms) = timed(|| {
-        r.send("isready");
-        r.line("readyok", 1.0);
-        r.send("stop");
-        r.line("bestmove", 1.0)
+        r.ask_line("isready", "readyok", 1.0);
+        r.ask_line("stop", "bestmove", 1.0)
     });
     assert!(ms < 500, "{best}: {ms} ms");
 }
@@ -320,10 +312,7 @@ fn a_level_picks_among_its_lines_and_shows_only_those_asked_for() {
 fn xboard_analysis_shows_the_multipv_lines_asked_for() {
     let _serial = serial();
     let (mut r, features) = xboard();
-    assert!(
-        features.contains(" option=\"MultiPV -spin 1 1 "),
-        "{features}"
-    );
+    assert_has(&features, " option=\"MultiPV -spin 1 1 ");
     for bad in [
         "MultiPV=0",
         "MultiPV=x",
@@ -331,8 +320,7 @@ fn xboard_analysis_shows_the_multipv_lines_asked_for() {
         "Frobnicate=3",
         "MultiPV",
     ] {
-        r.send(&format!("option {bad}"));
-        let line = r.line("Error", 5.0);
+        let line = r.ask_line(&format!("option {bad}"), "Error", 5.0);
         assert!(line.contains(bad), "{bad}: {line}");
     }
     r.send("option MultiPV=3");
@@ -454,10 +442,7 @@ fn a_limited_rmax_plays_legal_moves_in_the_terminal() {
 /// (the time its reply's line says it took), and that line.
 fn reply_to_e4(r: &mut Rmax) -> (u128, f64, String) {
     say(r, "new");
-    let (line, ms) = timed(|| {
-        r.send("e4");
-        r.line("rmax plays 1... ", 10.0)
-    });
+    let (line, ms) = r.timed("e4", |r| r.line("rmax plays 1... ", 10.0));
     r.expect(PROMPT, 5.0);
     (ms, played_secs(&line), line)
 }
@@ -485,11 +470,7 @@ fn a_paced_level_in_the_terminal_takes_time_but_keeps_to_time_and_enter() {
     // Enter: at once (a paced first move would take 600 ms at least)
     say(&mut r, "time 3");
     say(&mut r, "new");
-    let (line, ms) = timed(|| {
-        r.send("e4");
-        r.send("");
-        r.line("rmax plays 1... ", 10.0)
-    });
+    let (line, ms) = r.timed("e4", |r| r.ask_line("", "rmax plays 1... ", 10.0));
     assert!(ms < 450, "Enter: {ms} ms: {line}");
     r.expect(PROMPT, 5.0);
     // pace off: at once, and the status line and help say so
@@ -517,8 +498,7 @@ fn analyse_shows_the_lines_asked_for_until_enter() {
     r.expect("rmax analyses the 2 best lines (Enter: stop).\n", 5.0);
     // a few depths, then Enter
     let out = r.expect("  1) depth 6 ", 10.0);
-    r.send("");
-    let rest = r.expect("Analysis stopped at depth ", 5.0);
+    let rest = r.ask("", "Analysis stopped at depth ", 5.0);
     let depth = r.line("", 5.0);
     r.expect(PROMPT, 5.0);
     let depth: u32 = depth.trim_end_matches('.').parse().expect("a depth");
@@ -549,8 +529,7 @@ fn analyse_shows_the_lines_asked_for_until_enter() {
     r.expect(PROMPT, 5.0);
     // end of input stops an analysis and leaves
     say(&mut r, "setboard k7/8/8/8/8/8/r7/6K1 w - - 0 1");
-    r.send("analyse 5");
-    r.expect("  2) depth 3 ", 10.0);
+    r.ask("analyse 5", "  2) depth 3 ", 10.0);
     let (status, _, _) = r.wait(5.0);
     assert!(status.success());
 }
@@ -566,8 +545,7 @@ fn on_a_terminal_the_analysis_block_is_rewritten_in_place() {
     // after depth 1, each redraw goes up to the block's first line and rewrites all three
     let out = r.expect("\r\x1b[K3) depth 4 ", 10.0);
     assert!(out.contains("\x1b[2A\r\x1b[K1) depth 4 "), "{out:?}");
-    r.send("");
-    r.expect("Analysis stopped at depth ", 5.0);
+    r.ask("", "Analysis stopped at depth ", 5.0);
     r.expect(PROMPT, 5.0);
     r.send("quit");
 }

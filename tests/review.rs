@@ -11,25 +11,19 @@ use std::path::Path;
 const GAMES: &str = "tests/data/review.pgn";
 const NODES: &str = "20000";
 
-/// The names in a folder, sorted.
-fn files_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .expect("the folder")
-        .map(|e| {
-            e.expect("an entry")
-                .file_name()
-                .to_string_lossy()
-                .into_owned()
-        })
-        .collect();
-    names.sort();
-    names
-}
-
 fn review(args: &[&str]) -> (std::process::ExitStatus, String, String) {
     let mut all = vec!["review"];
     all.extend(args);
     run(&all, 120.0)
+}
+
+/// Reviews `pgn`, written to `name` in `dir`, with `args` (successfully): the table.
+fn review_file(dir: &Path, name: &str, pgn: &str, args: &[&str]) -> String {
+    let input = dir.join(name);
+    std::fs::write(&input, pgn).expect("the game");
+    let (status, table, err) = review(&[&[&*input.to_string_lossy()][..], args].concat());
+    assert!(status.success(), "{err}");
+    table
 }
 
 /// The games of a PGN text: (tag lines, moves in SAN), comments, variations, numbers, NAGs
@@ -81,10 +75,8 @@ fn a_planted_blunder_is_marked_with_the_better_move_and_every_tag_and_move_is_ke
     let (status, table, err) = review(&[GAMES, "--nodes", NODES, "--out", &out_arg]);
     assert!(status.success(), "{err}\n{table}");
     // the progress, a line a game (standard error is not a terminal here)
-    assert!(
-        err.contains("review: game 1 of 2") && err.contains("review: game 2 of 2"),
-        "{err}"
-    );
+    assert_has(&err, "review: game 1 of 2");
+    assert_has(&err, "review: game 2 of 2");
     // game 1: the queen hung is the one blunder, and the better move is shown
     let game_1 = table.split("Game 2 of 2").next().expect("game 1");
     let row = line_of(game_1, "9. Qb3");
@@ -265,14 +257,9 @@ fn the_command_line_is_checked_and_explained() {
 #[test]
 fn a_time_a_position_and_the_default_output_file() {
     let dir = Scratch::new("time");
-    let input = dir.join("short.pgn");
     let scholar = "[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n";
-    std::fs::write(&input, scholar).expect("the game");
-    let input_arg = input.to_string_lossy().into_owned();
-    let clock = std::time::Instant::now();
-    let (status, out, err) = review(&[&input_arg, "--time", "0.05"]);
-    assert!(status.success(), "{err}");
-    assert!(clock.elapsed().as_secs_f64() < 5.0, "{:?}", clock.elapsed());
+    let (out, ms) = timed(|| review_file(&dir, "short.pgn", scholar, &["--time", "0.05"]));
+    assert!(ms < 5000, "{ms} ms");
     assert!(out.contains("0.05 s a position"), "{out}");
     // 3... Nf6 allows the mate in one: seen at any depth the time gives
     let row = line_of(&out, "3... Nf6");
@@ -309,15 +296,10 @@ fn the_terminal_reviews_the_game_so_far() {
     );
     let saved = dir.join("reviewed.pgn");
     let said = say(&mut r, &format!("save {}", saved.display()));
-    assert!(
-        said.contains("Saved the game (18 plies) with the review's notes"),
-        "{said}"
-    );
+    assert_has(&said, "Saved the game (18 plies) with the review's notes");
     let pgn = std::fs::read_to_string(&saved).expect("the saved game");
-    assert!(
-        pgn.contains("[White \"You\"]") && pgn.contains("9. Qb3?? { [%eval"),
-        "{pgn}"
-    );
+    assert_has(&pgn, "[White \"You\"]");
+    assert_has(&pgn, "9. Qb3?? { [%eval");
     // the game goes on; a move later `save` writes it plain
     assert!(say(&mut r, "fen").contains(" w - - 0 10"));
     say(&mut r, "undo");
@@ -367,22 +349,16 @@ fn tags_are_read_with_their_escapes_and_written_back_alike() {
 #[test]
 fn a_move_allowing_mate_is_marked_and_the_default_review_is_the_same_every_time() {
     let dir = Scratch::new("shilling");
-    let input = dir.join("shilling.pgn");
     let game = "[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 Nd4 4. Nxe5 Qg5 \
                 5. Nxf7 Qxg2 6. Rf1 Qxe4+ 7. Be2 Nf3# 0-1\n";
-    std::fs::write(&input, game).expect("the game");
-    let input = input.to_string_lossy().into_owned();
-    let (status, table, err) = review(&[&input]);
-    assert!(status.success(), "{err}");
+    let table = review_file(&dir, "shilling.pgn", game, &[]);
     assert!(table.contains("500000 nodes a position"), "{table}");
     let row = line_of(&table, "7. Be2");
     assert!(row.contains("allows mate in 1; 7. Qe2 "), "{row}");
     assert!(row.starts_with("7. Be2?"), "{row}");
     let annotated = std::fs::read_to_string(dir.join("shilling-review.pgn")).expect("written");
     assert!(annotated.contains("allows mate in 1"), "{annotated}");
-    let (status, again, err) = review(&[&input]);
-    assert!(status.success(), "{err}");
-    assert_eq!(table, again);
+    assert_eq!(table, review_file(&dir, "shilling.pgn", game, &[]));
     let twice = std::fs::read_to_string(dir.join("shilling-review.pgn")).expect("written");
     assert_eq!(annotated, twice);
 }
@@ -391,17 +367,11 @@ fn a_move_allowing_mate_is_marked_and_the_default_review_is_the_same_every_time(
 #[test]
 fn a_missed_mate_is_marked_with_the_mating_line() {
     let dir = Scratch::new("missed");
-    let input = dir.join("missed.pgn");
     let game = format!("[SetUp \"1\"]\n[FEN \"{MATE_IN_2}\"]\n\n1. Qxb7 *\n");
-    std::fs::write(&input, game).expect("the game");
-    let (status, table, err) = review(&[&input.to_string_lossy(), "--nodes", NODES]);
-    assert!(status.success(), "{err}");
+    let table = review_file(&dir, "missed.pgn", &game, &["--nodes", NODES]);
     let row = line_of(&table, "1. Qxb7");
     assert!(row.contains("#2") && row.contains('?'), "{row}");
-    assert!(
-        row.contains("misses mate in 2; 1. Nf5+ gxf5 2. Qh5#"),
-        "{row}"
-    );
+    assert_has(row, "misses mate in 2; 1. Nf5+ gxf5 2. Qh5#");
 }
 
 /// A position the game has seen once is no draw when the search comes back to it (sites count
@@ -411,16 +381,10 @@ fn a_missed_mate_is_marked_with_the_mating_line() {
 #[test]
 fn a_position_seen_once_before_is_no_draw_to_the_review() {
     let dir = Scratch::new("repeat");
-    let input = dir.join("repeat.pgn");
     let start = "k7/6R1/8/8/5R2/1K5P/5P2/8 w - - 0 1";
     let moves = "1. Rf5 Kb8 2. Rf4 Ka8 3. Rf5 Kb8 4. Rf8# 1-0";
-    std::fs::write(
-        &input,
-        format!("[SetUp \"1\"]\n[FEN \"{start}\"]\n\n{moves}\n"),
-    )
-    .expect("the game");
-    let (status, table, err) = review(&[&input.to_string_lossy(), "--nodes", NODES]);
-    assert!(status.success(), "{err}");
+    let game = format!("[SetUp \"1\"]\n[FEN \"{start}\"]\n\n{moves}\n");
+    let table = review_file(&dir, "repeat.pgn", &game, &["--nodes", NODES]);
     for played in ["1. Rf5", "2. Rf4", "3. Rf5"] {
         let row = line_of(&table, played);
         assert!(row.contains('#') && !row.contains('?'), "{row}");
@@ -450,16 +414,14 @@ fn every_better_move_comes_with_a_line() {
 #[test]
 fn movetext_without_a_result_is_an_unfinished_game() {
     let dir = Scratch::new("noresult");
-    let input = dir.join("book.pgn");
-    std::fs::write(&input, "1. e4 e5 2. Nf3 Nc6\n").expect("the moves");
-    let (status, table, err) = review(&[&input.to_string_lossy(), "--nodes", "1000"]);
-    assert!(status.success(), "{err}");
+    let moves = "1. e4 e5 2. Nf3 Nc6\n";
+    let table = review_file(&dir, "book.pgn", moves, &["--nodes", "1000"]);
     assert!(table.contains("? - ?, *: 4 plies reviewed"), "{table}");
     let annotated = std::fs::read_to_string(dir.join("book-review.pgn")).expect("written");
     assert!(annotated.trim_end().ends_with(" *"), "{annotated}");
     let mut r = terminal("0.05");
-    let out = say(&mut r, &format!("load {}", input.display()));
-    assert!(out.contains("Loaded 4 plies"), "{out}");
+    let load = format!("load {}", dir.join("book.pgn").display());
+    say_has(&mut r, &load, "Loaded 4 plies");
 }
 
 /// The signed pawns of a table's score (`+0.31`, `-6.70`; a mate, `#2` or `#-1`, as +-100).
@@ -521,12 +483,8 @@ fn a_better_line_never_scores_below_the_played_move_and_each_side_has_its_accura
 #[test]
 fn a_result_tag_stands_where_the_moves_end_without_one() {
     let dir = Scratch::new("result");
-    let input = dir.join("scholar.pgn");
     let game = "[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7#\n";
-    std::fs::write(&input, game).expect("the game");
-    let input = input.to_string_lossy().into_owned();
-    let (status, table, err) = review(&[&input, "--nodes", "2000"]);
-    assert!(status.success(), "{err}");
+    let table = review_file(&dir, "scholar.pgn", game, &["--nodes", "2000"]);
     assert!(table.contains("A - B, 1-0: 7 plies reviewed"), "{table}");
     let annotated = std::fs::read_to_string(dir.join("scholar-review.pgn")).expect("written");
     assert!(annotated.trim_end().ends_with("1-0"), "{annotated}");
@@ -537,10 +495,7 @@ fn a_result_tag_stands_where_the_moves_end_without_one() {
 fn an_out_file_that_cannot_be_written_is_refused_at_once() {
     let ((status, _, err), ms) = timed(|| review(&[GAMES, "--out", "/no/such/folder/x.pgn"]));
     assert_eq!(status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("cannot write '/no/such/folder/x.pgn'"),
-        "{err}"
-    );
+    assert_has(&err, "cannot write '/no/such/folder/x.pgn'");
     assert!(ms < 1000, "{ms} ms: the review ran first");
 }
 

@@ -4,46 +4,6 @@
 mod common;
 use common::*;
 
-/// Words that tend to break parsers.
-const WEIRD: &[&str] = &[
-    "",
-    "-1",
-    "0",
-    "1",
-    "-99999999999",
-    "99999999999999999999999",
-    "1e9",
-    "NaN",
-    "inf",
-    "0.0",
-    "abc",
-    "moves",
-    "fen",
-    "startpos",
-    "value",
-    "name",
-    "e2e4",
-    "e7e8q",
-    "0000",
-    "a9z0",
-    "O-O-O",
-    "Nbd7",
-    "e8=Q",
-    "\u{0}",
-    "\u{7f}",
-    "\u{1b}[2J",
-    "é",
-    "♔",
-    "\u{fffd}",
-    "8/8/8/8",
-    "w",
-    "-",
-    ":",
-    "::",
-    "1:60",
-    "KQkq",
-];
-
 /// One line: a template as it is or mangled, or plain garbage. Never contains a newline.
 fn line(rng: &mut Rng, templates: &[&str]) -> Vec<u8> {
     let template = rng.pick(templates);
@@ -173,8 +133,7 @@ fn uci_survives_garbage() {
     // ucinewgame waits for any search still running, so all its output comes before the marker
     r.send("stop\nucinewgame\nsetoption name marker-4242");
     r.expect("unknown option 'marker-4242'", 60.0);
-    r.send("isready");
-    r.expect("readyok\n", 5.0);
+    ready(&mut r);
     for fen in FENS {
         r.send(&format!("position fen {fen}\ngo depth 2"));
         let m = r.line("bestmove ", 30.0);
@@ -230,10 +189,8 @@ fn xboard_survives_garbage() {
     let (mut r, _) = xboard();
     feed(&mut r, &lines(2, 3000, &templates, &["quit"]));
     r.send("force");
-    r.send("ping 4242");
-    r.expect("pong 4242\n", 60.0);
-    r.send("new\nsd 2\nusermove e2e4");
-    let m = r.line("move ", 30.0);
+    r.ask("ping 4242", "pong 4242\n", 60.0);
+    let m = r.ask_line("new\nsd 2\nusermove e2e4", "move ", 30.0);
     let m = m.split_whitespace().nth(1).unwrap_or("");
     assert!(legal(&board_after(START, &["e2e4"]), m), "{m}");
     quits_within(r, 10_000);
@@ -284,8 +241,7 @@ fn the_terminal_survives_garbage() {
         &mut r,
         &lines(3, 3000, &templates, &["quit", "exit", "time", "depth"]),
     );
-    r.send("marker-4242");
-    r.expect("'marker-4242'", 120.0);
+    r.ask("marker-4242", "'marker-4242'", 120.0);
     r.expect("rmax> ", 5.0);
     r.send("white\nnew\nfen");
     r.expect(&format!("{}\nrmax> ", board_after(START, &[]).fen()), 10.0);
@@ -302,17 +258,14 @@ fn an_overlong_line_is_refused_without_being_stored_and_long_games_still_work() 
     for _ in 0..3 {
         r.send_raw(&chunk);
     }
-    r.send("bcd");
-    let err = r.line("info string", 10.0);
+    let err = r.ask_line("bcd", "info string", 10.0);
     assert!(err.contains("too long"), "{err}");
     assert!(!err.contains("aaaaaaaaaa"), "{err}");
-    r.send("isready");
-    r.line("readyok", 5.0);
+    ready(&mut r);
     // a real game of 4000 plies (knights out and back) is far below the bound
     let moves = "g1f3 g8f6 f3g1 f6g8 ".repeat(1000);
     r.send(&format!("position startpos moves {moves}"));
-    r.send("go depth 2");
-    let out = r.expect("bestmove ", 10.0);
+    let out = r.ask("go depth 2", "bestmove ", 10.0);
     assert!(!out.contains("info string"), "{out}");
     let m = r.line("", 2.0);
     assert!(legal(
@@ -324,8 +277,7 @@ fn an_overlong_line_is_refused_without_being_stored_and_long_games_still_work() 
     x.send("xboard");
     x.send_raw(&chunk);
     x.send_raw(&chunk);
-    x.send("\nping 1");
-    let out = x.expect("pong 1", 10.0);
+    let out = x.ask("\nping 1", "pong 1", 10.0);
     assert!(
         out.contains("Error (line too long)"),
         "{}",
@@ -340,13 +292,9 @@ fn control_characters_from_input_are_escaped_in_messages() {
     r.send_raw(b"position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN\x1b w KQkq - 0 1\n");
     r.send_raw(b"position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR \x07 KQkq - 0 1\n");
     r.send_raw(b"setoption name Hash value \x1b9\n");
-    r.send("isready");
-    let out = r.expect("readyok", 5.0);
+    let out = r.ask("isready", "readyok", 5.0);
     assert!(!out.bytes().any(|b| b < 0x20 && b != b'\n'), "{out:?}");
-    assert!(
-        out.contains("unknown command '\\x1b[2Jwipe\\x00out'"),
-        "{out}"
-    );
+    assert_has(&out, "unknown command '\\x1b[2Jwipe\\x00out'");
     assert!(out.contains("'\\x1b'"), "{out}");
     assert!(out.contains("'\\x07'"), "{out}");
     let mut x = Rmax::start(&[]);
@@ -364,8 +312,7 @@ fn a_new_hash_table_replaces_the_old_one_instead_of_joining_it() {
     r.send("setoption name Threads value 3");
     for _ in 0..2 {
         r.send("setoption name Hash value 512");
-        r.send("position startpos\ngo depth 2");
-        r.line("bestmove", 30.0);
+        r.ask_line("position startpos\ngo depth 2", "bestmove", 30.0);
     }
     let peak = memory_kb(r.pid(), "VmHWM");
     // one table of 512 MB and some change; two at once would be over 1 GB
@@ -383,8 +330,7 @@ fn threads_survive_new_tables_and_games_mid_search() {
         "setoption name Clear Hash",
         "setoption name Threads value 2",
     ] {
-        r.send("go infinite");
-        r.line("info depth 2 ", 5.0);
+        r.ask_line("go infinite", "info depth 2 ", 5.0);
         // a new table stops the search (its move is still played); new helpers share it
         r.send(change);
         if change.contains("Threads") {
@@ -413,22 +359,19 @@ fn impossible_material_and_out_of_range_numbers_are_refused_everywhere() {
     ];
     let mut r = uci();
     for (fen, why) in refused {
-        r.send(&format!("position fen {fen}"));
-        let err = r.line("info string", 5.0);
+        let err = r.ask_line(&format!("position fen {fen}"), "info string", 5.0);
         assert!(err.contains(why), "{fen}: {err}");
         r.send("go depth 3");
         assert_eq!(r.line("bestmove", 5.0), "bestmove 0000", "{fen}");
     }
     // promoted pieces that missing pawns account for are fine
     r.send("position fen 7k/8/8/8/8/QQRRRBB1/PPPPPP2/6K1 w - - 0 1");
-    r.send("go depth 2");
-    let out = r.expect("bestmove", 10.0);
+    let out = r.ask("go depth 2", "bestmove", 10.0);
     assert!(!out.contains("info string"), "{out}");
     let mut x = Rmax::start(&[]);
     x.send("xboard");
     for (fen, why) in refused {
-        x.send(&format!("setboard {fen}"));
-        let err = x.line("tellusererror", 5.0);
+        let err = x.ask_line(&format!("setboard {fen}"), "tellusererror", 5.0);
         assert!(err.contains(why), "{fen}: {err}");
     }
     let mut t = Rmax::start(&[]);

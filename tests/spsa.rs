@@ -6,7 +6,7 @@
 //! copy of the sources. No real games are played.
 
 mod common;
-use common::{data_path, script, tool, Scratch};
+use common::{assert_has, data_path, script, tool, Scratch};
 use std::fs;
 use std::path::Path;
 
@@ -111,10 +111,8 @@ fn bad_names_and_ranges_are_refused_with_exit_code_2() {
     );
     let (code, out, _) = spsa(&dir, &["--help"]);
     assert_eq!(code, Some(0));
-    assert!(
-        out.contains("--iterations N") && out.contains("--apply"),
-        "{out}"
-    );
+    assert_has(&out, "--iterations N");
+    assert_has(&out, "--apply");
 }
 
 /// A dry run prints the next iteration's fastchess command (the defaults, or the settings
@@ -154,10 +152,8 @@ fn a_dry_run_prints_the_next_command_and_writes_nothing() {
     );
     assert_eq!(words.join(" "), expected);
     let out = dry("--dry-run --params RfpMargin --openings my_book.pgn --tc 10+0.1 --fastchess fc");
-    assert!(
-        out.contains("tc=10+0.1 option.Hash=8") && out.contains("format=pgn"),
-        "{out}"
-    );
+    assert_has(&out, "tc=10+0.1 option.Hash=8");
+    assert_has(&out, "format=pgn");
     no_state_written(&dir);
 }
 
@@ -166,14 +162,9 @@ fn a_dry_run_prints_the_next_command_and_writes_nothing() {
 fn a_missing_or_wrong_engine_or_a_failing_fastchess_stops_with_exit_code_1() {
     let dir = scratch("fail");
     let fastchess = winning_fastchess(&dir);
-    let base = [
-        "--params",
-        "RfpMargin",
-        "--nodes",
-        "2000",
-        "--openings",
-        "openings.epd",
-    ];
+    let base: Vec<&str> = "--params RfpMargin --nodes 2000 --openings openings.epd"
+        .split(' ')
+        .collect();
     let run = |more: &[&str]| spsa(&dir, &[&base[..], more].concat());
     // no tune build: the message gives the command that builds it
     let (code, _, err) = run(&["--fastchess", &fastchess]);
@@ -187,18 +178,12 @@ fn a_missing_or_wrong_engine_or_a_failing_fastchess_stops_with_exit_code_1() {
     let normal = script(&dir.join("normal"), "echo 'id name rmax'\necho uciok\n");
     let (code, _, err) = run(&["--fastchess", &fastchess, "--engine", &normal]);
     assert_eq!(code, Some(1), "{err}");
-    assert!(
-        err.contains("offers no option RfpMargin: is it the tune build?"),
-        "{err}"
-    );
+    assert_has(&err, "offers no option RfpMargin: is it the tune build?");
     // no fastchess
     let engine = tune_build(&dir);
     let (code, _, err) = run(&["--fastchess", "/nowhere/fastchess", "--engine", &engine]);
     assert_eq!(code, Some(1), "{err}");
-    assert!(
-        err.contains("fastchess not found at /nowhere/fastchess"),
-        "{err}"
-    );
+    assert_has(&err, "fastchess not found at /nowhere/fastchess");
     // fastchess fails without a result: its last lines are shown, no state is written
     let failing = script(
         &dir.join("failing"),
@@ -305,10 +290,8 @@ fn a_run_saves_after_every_iteration_resumes_reports_and_applies() {
     assert_eq!(code, Some(1), "{out}{err}");
     assert!(out.contains("3/5  W 2 D 0 L 0  RfpMargin "), "{out}");
     let saved = fs::read_to_string(dir.join("run.txt")).expect("a state");
-    assert!(
-        saved.contains("\ndone 3 rng ") && saved.contains(" games 6 0 0\n"),
-        "{saved}"
-    );
+    assert_has(&saved, "\ndone 3 rng ");
+    assert_has(&saved, " games 6 0 0\n");
     // resumed with the same settings (given again, or left out): iterations 4 and 5
     let resume = ["--engine", &engine, "--fastchess", &fastchess];
     let (code, out, err) = spsa(
@@ -327,10 +310,8 @@ fn a_run_saves_after_every_iteration_resumes_reports_and_applies() {
         .concat(),
     );
     assert_eq!(code, Some(0), "{out}{err}");
-    assert!(
-        out.contains("(resuming after iteration 3)") && out.contains("5/5  W 2"),
-        "{out}"
-    );
+    assert_has(&out, "(resuming after iteration 3)");
+    assert_has(&out, "5/5  W 2");
     assert!(!out.contains("\n3/5"), "{out}");
     let calls = fs::read_to_string(dir.join("calls.txt")).expect("the calls");
     assert_eq!(
@@ -374,10 +355,8 @@ fn a_run_saves_after_every_iteration_resumes_reports_and_applies() {
     // a complete run reports, and --apply writes the values into copies of the sources
     let (code, out, _) = spsa(&dir, &["--state", "run.txt"]);
     assert_eq!(code, Some(0));
-    assert!(
-        out.contains("is complete") && out.contains("AspWindow: 60 -> "),
-        "{out}"
-    );
+    assert_has(&out, "is complete");
+    assert_has(&out, "AspWindow: 60 -> ");
     for file in ["src/lib.rs", "src/tools/params.rs"] {
         fs::copy(
             Path::new(env!("CARGO_MANIFEST_DIR")).join(file),

@@ -10,6 +10,7 @@ const FORCED_LINE: [&str; 7] = ["d5e7", "g6e7", "h1h8", "g8h8", "d1h1", "h8g8", 
 
 #[test]
 fn a_scripted_game_in_san_ends_in_an_announced_mate() {
+    let forced = |plies: usize| board_after(FORCED, &FORCED_LINE[..plies]).fen();
     let mut r = terminal("0.05");
     say_has(&mut r, &format!("setboard {FORCED}"), "White to move (you)");
     // with and without check marks
@@ -21,38 +22,23 @@ fn a_scripted_game_in_san_ends_in_an_announced_mate() {
         );
         if i < 3 {
             assert!(out.contains("rmax plays "), "{san}: {out}");
-            assert_eq!(
-                terminal_fen(&mut r),
-                board_after(FORCED, &FORCED_LINE[..2 * i + 2]).fen()
-            );
+            assert_eq!(terminal_fen(&mut r), forced(2 * i + 2));
         } else {
             assert!(out.contains("Checkmate: White wins, 1-0."), "{out}");
             assert!(!out.contains("rmax plays"), "{out}");
         }
     }
-    assert_eq!(
-        terminal_fen(&mut r),
-        board_after(FORCED, &FORCED_LINE).fen()
-    );
+    assert_eq!(terminal_fen(&mut r), forced(7));
     let pgn = say_has(&mut r, "pgn", &format!("[FEN \"{FORCED}\"]"));
-    assert!(
-        pgn.contains("1. Ne7+ Nxe7 2. Rh8+ Kxh8 3. Rh1+ Kg8 4. Qh7# 1-0"),
-        "{pgn}"
-    );
+    assert_has(&pgn, "1. Ne7+ Nxe7 2. Rh8+ Kxh8 3. Rh1+ Kg8 4. Qh7# 1-0");
     assert!(pgn.contains("[Result \"1-0\"]"), "{pgn}");
     // after the end only new or undo
     assert!(say(&mut r, "Kb1").contains("The game is over"));
     // undo takes back the mate (rmax made no reply), then a move and its reply
     say(&mut r, "undo");
-    assert_eq!(
-        terminal_fen(&mut r),
-        board_after(FORCED, &FORCED_LINE[..6]).fen()
-    );
+    assert_eq!(terminal_fen(&mut r), forced(6));
     say(&mut r, "undo");
-    assert_eq!(
-        terminal_fen(&mut r),
-        board_after(FORCED, &FORCED_LINE[..4]).fen()
-    );
+    assert_eq!(terminal_fen(&mut r), forced(4));
     say_has(&mut r, "Rh1+", "rmax plays 3... Kg8");
     say(&mut r, "new");
     assert_eq!(terminal_fen(&mut r), board_after(START, &[]).fen());
@@ -128,15 +114,12 @@ fn coordinates_castling_promotion_and_the_move_list() {
         castled.split(' ').next().unwrap_or("").ends_with("/R4RK1"),
         "{castled}"
     );
-    say(&mut r, "setboard 8/4P3/8/8/8/8/k7/4K3 w - - 0 1");
-    say(&mut r, "e8=N");
-    assert!(terminal_fen(&mut r).starts_with("4N3/"), "underpromotion");
-    say(&mut r, "setboard 8/4P3/8/8/8/8/k7/4K3 w - - 0 1");
-    say(&mut r, "e7e8");
-    assert!(
-        terminal_fen(&mut r).starts_with("4Q3/"),
-        "a queen by default"
-    );
+    // an underpromotion, and a queen by default
+    for (m, placed) in [("e8=N", "4N3/"), ("e7e8", "4Q3/")] {
+        say(&mut r, "setboard 8/4P3/8/8/8/8/k7/4K3 w - - 0 1");
+        say(&mut r, m);
+        assert!(terminal_fen(&mut r).starts_with(placed), "{m}");
+    }
 }
 
 #[test]
@@ -150,11 +133,8 @@ fn sides_flip_depth_and_go() {
     );
     assert!(say(&mut r, "flip").contains("  a b c d e f g h"));
     assert!(say(&mut r, "depth 2").contains("2 plies"));
-    let out = say(&mut r, "go");
-    assert!(
-        out.contains("rmax plays") && out.contains("depth 2"),
-        "{out}"
-    );
+    let out = say_has(&mut r, "go", "rmax plays");
+    assert_has(&out, "depth 2");
     let board = Board::from_fen(&terminal_fen(&mut r)).expect("FEN");
     assert_eq!(board.full, 2, "one move each");
     // `undo` takes back rmax's move and the one before
@@ -276,21 +256,21 @@ fn the_pgn_of_a_long_game_reads_back_whole() {
     let _ = std::fs::remove_file(saved);
 }
 
-/// Today's date in UTC as PGN writes it, by the system's `date`.
-fn utc_today() -> String {
+/// Today's date in UTC as PGN writes it, by the system's `date` (None without one).
+fn utc_today() -> Option<String> {
     let out = std::process::Command::new("date")
         .args(["-u", "+%Y.%m.%d"])
         .output()
-        .expect("date runs");
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+        .ok()?;
+    Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
 #[test]
 fn the_pgn_date_is_today() {
-    let before = utc_today();
+    let before = utc_today().expect("date runs");
     let mut r = terminal("0.05");
     let pgn = say(&mut r, "pgn");
-    let after = utc_today(); // (midnight may pass meanwhile)
+    let after = utc_today().expect("date runs"); // (midnight may pass meanwhile)
     let date = pgn
         .lines()
         .find_map(|l| l.strip_prefix("[Date \""))
@@ -320,11 +300,9 @@ fn interrupted(limit: &str, wake: &str) {
     if limit.starts_with("time") {
         assert!(out.contains("at most an hour"), "{out}");
     }
-    r.send("e4");
-    r.expect("rmax is thinking (Enter: move now)", 5.0);
+    r.ask("e4", "rmax is thinking (Enter: move now)", 5.0);
     std::thread::sleep(std::time::Duration::from_millis(300));
-    r.send(wake);
-    let out = r.expect(PROMPT, 10.0);
+    let out = r.ask(wake, PROMPT, 10.0);
     assert!(out.contains("rmax plays 1... "), "{out}");
     assert_eq!(Board::from_fen(&terminal_fen(&mut r)).expect("FEN").full, 2);
 }
@@ -342,8 +320,7 @@ fn move_makes_rmax_move_at_once() {
 #[test]
 fn quit_leaves_while_rmax_thinks() {
     let mut r = terminal("3600");
-    r.send("e4");
-    r.expect("rmax is thinking", 5.0);
+    r.ask("e4", "rmax is thinking", 5.0);
     r.send("quit");
     let (status, out, _) = r.wait(5.0);
     assert!(status.success(), "{out}");
@@ -352,12 +329,9 @@ fn quit_leaves_while_rmax_thinks() {
 #[test]
 fn lines_typed_while_rmax_thinks_wait_and_are_shown() {
     let mut r = terminal("3600");
-    r.send("e4");
-    r.expect("rmax is thinking", 5.0);
-    r.send("fen");
-    r.line("fen: waits until rmax has moved", 5.0);
-    r.send("");
-    let out = r.expect(PROMPT, 10.0);
+    r.ask("e4", "rmax is thinking", 5.0);
+    r.ask_line("fen", "fen: waits until rmax has moved", 5.0);
+    let out = r.ask("", PROMPT, 10.0);
     assert!(out.contains("rmax plays 1... "), "{out}");
     // then the waiting line, shown after the prompt as if typed there, and its answer
     let out = r.expect(PROMPT, 5.0);
@@ -420,10 +394,7 @@ fn hint_save_load_and_resign() {
     let file = temp_path("hint.pgn");
     assert!(say(&mut r, &format!("save {}", file.display())).contains("Saved the game (2 plies)"));
     let out = say(&mut r, "save /nonexistent-dir/game.pgn");
-    assert!(
-        out.contains("Cannot save to '/nonexistent-dir/game.pgn'"),
-        "{out}"
-    );
+    assert_has(&out, "Cannot save to '/nonexistent-dir/game.pgn'");
     say_has(&mut r, "load /nonexistent-dir/game.pgn", "Cannot read");
     say(&mut r, "new");
     let out = say(&mut r, &format!("load {}", file.display()));
@@ -574,8 +545,7 @@ fn on_a_terminal_the_thinking_line_is_rewritten_and_pieces_are_symbols() {
     ) else {
         return;
     };
-    r.send("e4");
-    let out = r.expect("rmax plays", 10.0);
+    let out = r.ask("e4", "rmax plays", 10.0);
     assert!(
         out.contains("\r\x1b[Krmax is thinking (Enter: move now) depth "),
         "{out:?}"
@@ -593,14 +563,12 @@ fn on_a_terminal_a_line_typed_while_rmax_thinks_waits_and_is_shown() {
     ) else {
         return;
     };
-    r.send("e4");
-    r.expect("rmax is thinking (Enter: move now)", 5.0);
+    r.ask("e4", "rmax is thinking (Enter: move now)", 5.0);
     r.send("fen");
     // the terminal echoed the line: rmax goes back up to the thinking line to replace it
     let out = r.expect("fen: waits until rmax has moved", 5.0);
     assert!(out.contains("\x1b[A\r\x1b[K"), "{out:?}");
-    r.send("");
-    r.expect("rmax plays 1... ", 10.0);
+    r.ask("", "rmax plays 1... ", 10.0);
     r.expect(PROMPT, 5.0);
     let out = r.expect(PROMPT, 5.0);
     assert!(
@@ -658,19 +626,13 @@ fn rmax_thinks_a_second_a_move_by_default_and_time_changes_it() {
     r.send("help"); // (piped, the greeting comes with the first line, which picks the mode)
     r.expect(PROMPT, 5.0);
     let help = r.expect(PROMPT, 5.0);
-    assert!(
-        help.contains("Now: rmax thinks 1 s per move, at full strength."),
-        "{help}"
-    );
+    assert_has(&help, "Now: rmax thinks 1 s per move, at full strength.");
     for (time, secs) in [("", 1.0), ("time 0.3", 0.3)] {
         if !time.is_empty() {
             say(&mut r, time);
         }
         say(&mut r, "new");
-        let (line, ms) = timed(|| {
-            r.send("e4");
-            r.line("rmax plays 1... ", 10.0)
-        });
+        let (line, ms) = r.timed("e4", |r| r.line("rmax plays 1... ", 10.0));
         r.expect(PROMPT, 5.0);
         // (the search stops on its clock at the time, then stamps it: a little above it)
         let took = played_secs(&line);
@@ -682,19 +644,11 @@ fn rmax_thinks_a_second_a_move_by_default_and_time_changes_it() {
 /// `pgn` dates the game today (UTC), as `date -u` says it: the calendar reckoning of game.rs.
 #[test]
 fn the_pgn_is_dated_today() {
-    let Ok(date) = std::process::Command::new("date")
-        .args(["-u", "+%Y.%m.%d"])
-        .output()
-    else {
+    let Some(today) = utc_today() else {
         return skipped("the_pgn_is_dated_today", "no `date` command");
     };
-    let mut r = terminal("0.05");
-    let pgn = say(&mut r, "pgn");
-    let today = String::from_utf8_lossy(&date.stdout).trim().to_string();
-    assert!(
-        pgn.contains(&format!("[Date \"{today}\"]")),
-        "{today}\n{pgn}"
-    );
+    let pgn = say(&mut terminal("0.05"), "pgn");
+    assert_has(&pgn, &format!("[Date \"{today}\"]"));
 }
 
 /// `help` names every command, and the range of the levels table (moved from an in-file test
@@ -723,10 +677,7 @@ fn the_level_message_says_whether_rmax_takes_a_persons_time() {
     );
     say(&mut r, "pace off");
     let out = say(&mut r, "level 1200");
-    assert!(
-        out.contains("and moves at once (pace on: a person's time).\n"),
-        "{out}"
-    );
+    assert_has(&out, "and moves at once (pace on: a person's time).\n");
 }
 
 /// A game on the clock at 1+1: both clocks shown after each move, rmax's replies on its clock,
@@ -763,10 +714,8 @@ fn a_game_at_clock_1_1_shows_both_clocks_and_ends_in_its_mate() {
         }
     }
     let pgn = say_has(&mut r, "pgn", "[TimeControl \"60+1\"]\n");
-    assert!(
-        pgn.contains("[Result \"1-0\"]") && pgn.contains("[Termination \"normal\"]\n"),
-        "{pgn}"
-    );
+    assert_has(&pgn, "[Result \"1-0\"]");
+    assert_has(&pgn, "[Termination \"normal\"]\n");
     // White's clock after its first move: a minute, less its thinking, plus the second
     assert!(pgn.contains(" Ne7+ { [%clk 0:01:0"), "{pgn}");
     assert_eq!(pgn.matches("[%clk ").count(), 7, "{pgn}");
@@ -793,10 +742,8 @@ fn on_a_short_clock_rmax_never_flags_in_a_game_played_to_its_end() {
             ended = true;
             break;
         }
-        assert!(
-            out.contains("rmax plays") && out.contains("Clocks: White"),
-            "{out}"
-        );
+        assert_has(&out, "rmax plays");
+        assert_has(&out, "Clocks: White");
     }
     let pgn = say_has(&mut r, "pgn", "[TimeControl \"6+0.1\"]");
     assert!(ended && !pgn.contains("[Result \"*\"]"), "{pgn}");
@@ -896,42 +843,25 @@ fn a_loaded_game_keeps_its_tags_the_person_their_name_and_undo_the_clocks() {
 fn leaving_with_an_unsaved_game_keeps_it_and_says_where() {
     let dir = Scratch::new("unsaved");
     let test = "leaving_with_an_unsaved_game_keeps_it_and_says_where";
-    let Some(mut r) = on_a_terminal_in(test, &dir) else {
-        return;
+    let after_e4 = || -> Option<Rmax> {
+        let mut r = on_a_terminal_in(test, &dir)?;
+        r.ask("time 0.05", PROMPT, 5.0);
+        r.ask("e4", "rmax plays", 10.0);
+        Some(r)
     };
-    r.send("time 0.05");
-    r.expect(PROMPT, 5.0);
-    r.send("e4");
-    r.expect("rmax plays", 10.0);
-    r.send("quit");
-    let said = r.expect("(load ", 10.0);
-    assert!(
-        said.contains("The game was not saved: it is kept in rmax-"),
-        "{said}"
-    );
-    let kept: Vec<String> = std::fs::read_dir(&*dir)
-        .expect("the folder")
-        .map(|e| {
-            e.expect("a file")
-                .file_name()
-                .to_string_lossy()
-                .into_owned()
-        })
+    let Some(mut r) = after_e4() else { return };
+    let said = r.ask("quit", "(load ", 10.0);
+    assert_has(&said, "The game was not saved: it is kept in rmax-");
+    let kept: Vec<String> = files_in(&dir)
+        .into_iter()
         .filter(|n| n.starts_with("rmax-") && n.ends_with(".pgn"))
         .collect();
     assert_eq!(kept.len(), 1, "{kept:?}");
     let pgn = std::fs::read_to_string(dir.join(&kept[0])).expect("the kept game");
     assert!(pgn.contains("1. e4 "), "{pgn}");
     // saved first: nothing more is written
-    let Some(mut r) = on_a_terminal_in(test, &dir) else {
-        return;
-    };
-    r.send("time 0.05");
-    r.expect(PROMPT, 5.0);
-    r.send("e4");
-    r.expect("rmax plays", 10.0);
-    r.send("save mine.pgn");
-    r.expect("Saved the game", 5.0);
+    let Some(mut r) = after_e4() else { return };
+    r.ask("save mine.pgn", "Saved the game", 5.0);
     r.send("quit");
     let (_, rest, _) = r.wait(10.0);
     assert!(!rest.contains("not saved"), "{rest}");

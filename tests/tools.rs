@@ -93,8 +93,7 @@ fn a_normal_build_offers_no_search_constants() {
         "setoption name {} value {}",
         PARAMS[0].name, PARAMS[0].default
     ));
-    r.send("isready");
-    let reply = r.expect("readyok\n", 5.0);
+    let reply = common::ready(&mut r);
     assert!(reply.contains("unknown option"), "{reply}");
 }
 
@@ -172,10 +171,7 @@ fn the_tools_read_fastchess_and_write_for_people() {
         Err("fastchess printed no result".into())
     );
     let e = fastchess_games("Games: 4, Wins: two\n").expect_err("unreadable");
-    assert!(
-        e.contains("cannot read fastchess's 'Games: 4, Wins: two'"),
-        "{e}"
-    );
+    common::assert_has(&e, "cannot read fastchess's 'Games: 4, Wins: two'");
     for tc in ["10+0.1", "2+0.02", "40/60+0.5", "8", "0.5+0"] {
         assert_eq!(valid_tc(tc, "8"), Ok(tc));
     }
@@ -334,9 +330,8 @@ mod spsa_inside {
         }
     }
 
-    /// Two values 2 c_k apart (rounded with one offset: each under a unit off, right on
-    /// average) within their range; the update moves R c (W - L) towards plus, and draws
-    /// move nothing.
+    /// Two values 2 c_k apart (rounded with one offset: each under a unit off, right on average)
+    /// within their range; the update moves R c (W - L) towards plus, and draws move nothing.
     #[test]
     fn a_step_plays_values_c_apart_in_range_and_the_update_follows_plus() {
         let mut state = new_run("--params RfpMargin,NmpBase --set NmpBase=7 --seed 9");

@@ -1,11 +1,10 @@
 //! UCI: rmax as cutechess-cli, fastchess, Arena or python-chess see it.
 //!
 //! Every test that times the engine, or keeps the cores busy beside one that does, holds the
-//! `serial()` lock (`uci_alone()`). Where the question is about the engine's own clock, the
-//! answer is read from what it reports (`info ... time`); wall-clock bounds keep at least
-//! twice their target. The checks of latencies under 100 ms run on request only (the
-//! `latency_` tests: `cargo test --release -- --ignored latency`), on an idle machine, before
-//! a change to the clock lands.
+//! `serial()` lock (`uci_alone()`). Where the question is about the engine's own clock, the answer
+//! is read from what it reports (`info ... time`); wall-clock bounds keep at least twice their
+//! target. The checks of latencies under 100 ms run on request only (the `latency_` tests:
+//! `cargo test --release -- --ignored latency`), on an idle machine, before a clock change lands.
 
 mod common;
 use common::*;
@@ -29,8 +28,7 @@ fn handshake_names_the_engine_and_its_options() {
     ] {
         assert!(out.contains(option), "{option}: {out}");
     }
-    r.send("isready");
-    r.line("readyok", 5.0);
+    ready(&mut r);
 }
 
 #[test]
@@ -39,18 +37,9 @@ fn position_with_moves_then_go_depth_5_gives_a_legal_move() {
     let moves = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"];
     r.send("ucinewgame");
     r.send(&format!("position startpos moves {}", moves.join(" ")));
-    r.send("go depth 5");
-    let info = r.line("info depth 5 ", 60.0);
-    for word in [
-        " seldepth ",
-        " score ",
-        " nodes ",
-        " nps ",
-        " time ",
-        " hashfull ",
-        " pv ",
-    ] {
-        assert!(info.contains(word), "{word} missing in {info}");
+    let info = r.ask_line("go depth 5", "info depth 5 ", 60.0);
+    for word in "seldepth score nodes nps time hashfull pv".split(' ') {
+        assert!(info.contains(&format!(" {word} ")), "no {word}: {info}");
     }
     let m = r.bestmove(60.0);
     assert!(legal(&board_after(START, &moves), &m), "{m}");
@@ -60,8 +49,7 @@ fn position_with_moves_then_go_depth_5_gives_a_legal_move() {
         "position fen {KIWIPETE} moves {}",
         moves.join(" ")
     ));
-    r.send("go depth 3");
-    let m = r.bestmove(60.0);
+    let m = r.go_move("go depth 3", 60.0);
     assert!(legal(&board_after(KIWIPETE, &moves), &m), "{m}");
 }
 
@@ -115,17 +103,13 @@ fn the_ponder_move_is_legal_after_the_best_move() {
 /// only after `stop`, within `most_ms` of it, legal.
 fn stop_is_obeyed(r: &mut Rmax, fen: &str, depth: u32, wait_ms: u64, most_ms: u128) -> String {
     r.send(&format!("position fen {fen}"));
-    r.send("go infinite");
-    r.line(&format!("info depth {depth} "), 5.0);
+    r.ask_line("go infinite", &format!("info depth {depth} "), 5.0);
     let early = r.drain(wait_ms as f64 / 1000.0);
     assert!(
         !early.contains("bestmove"),
         "bestmove before stop:\n{early}"
     );
-    let (m, ms) = timed(|| {
-        r.send("stop");
-        r.bestmove(5.0)
-    });
+    let (m, ms) = r.timed("stop", |r| r.bestmove(5.0));
     assert!(ms < most_ms, "stop took {ms} ms");
     assert!(legal(&board_after(fen, &[]), &m), "{m}");
     m
@@ -157,10 +141,7 @@ fn latency_stop_after_go_infinite_is_answered_within_100ms() {
 /// and the search goes on (no `bestmove`).
 fn readyok_while_searching(r: &mut Rmax, most_ms: u128) {
     for _ in 0..3 {
-        let (out, ms) = timed(|| {
-            r.send("isready");
-            r.expect("readyok\n", 5.0)
-        });
+        let (out, ms) = timed(|| ready(r));
         assert!(ms < most_ms, "readyok took {ms} ms");
         assert!(!out.contains("bestmove"), "{out}");
         sleep(Duration::from_millis(100));
@@ -173,13 +154,9 @@ fn isready_and_stop_during_go_infinite(threads: u32, most_ms: u128) {
     let mut r = uci_alone();
     r.send(&format!("setoption name Threads value {threads}"));
     r.send(&format!("position fen {MIDDLEGAME}"));
-    r.send("go infinite");
-    r.line("info depth 2 ", 5.0);
+    r.ask_line("go infinite", "info depth 2 ", 5.0);
     readyok_while_searching(&mut r, most_ms);
-    let (m, ms) = timed(|| {
-        r.send("stop");
-        r.bestmove(5.0)
-    });
+    let (m, ms) = r.timed("stop", |r| r.bestmove(5.0));
     assert!(ms < most_ms, "stop took {ms} ms");
     assert!(legal(&board_after(MIDDLEGAME, &[]), &m), "{m}");
 }
@@ -219,12 +196,8 @@ fn with_50ms_on_the_clock(reported_most: u64, wall_most: u128) {
             "go wtime 1 btime 1",
         ] {
             r.send(&format!("position startpos moves {}", moves.join(" ")));
-            r.send("isready");
-            r.line("readyok", 5.0);
-            let ((out, m), ms) = timed(|| {
-                r.send(go);
-                r.until_bestmove(5.0)
-            });
+            ready(&mut r);
+            let ((out, m), ms) = r.timed(go, |r| r.until_bestmove(5.0));
             assert!(legal(&board_after(START, moves), &m), "{go}: {m}");
             let reported = reported_ms(&out);
             assert!(reported <= reported_most, "{go}: {reported} ms: {out}");
@@ -250,11 +223,9 @@ fn latency_with_50ms_on_the_clock_the_move_comes_within_50ms() {
 fn stop_right_after_go_still_gives_a_legal_move() {
     let mut r = uci_alone();
     r.send(&format!("position fen {KIWIPETE}"));
-    r.send("go depth 40\nstop");
-    let m = r.bestmove(2.0);
+    let m = r.go_move("go depth 40\nstop", 2.0);
     assert!(legal(&board_after(KIWIPETE, &[]), &m), "{m}");
-    r.send("go movetime 100000\nstop");
-    let m = r.bestmove(2.0);
+    let m = r.go_move("go movetime 100000\nstop", 2.0);
     assert!(legal(&board_after(KIWIPETE, &[]), &m), "{m}");
 }
 
@@ -262,10 +233,7 @@ fn stop_right_after_go_still_gives_a_legal_move() {
 fn movetime_300(most_ms: u128) {
     let mut r = uci_alone();
     r.send("position startpos");
-    let ((out, _), ms) = timed(|| {
-        r.send("go movetime 300");
-        r.until_bestmove(5.0)
-    });
+    let ((out, _), ms) = r.timed("go movetime 300", |r| r.until_bestmove(5.0));
     // the engine stops on its clock at 290 ms, which started after `go` was sent
     assert!(ms >= 290, "took only {ms} ms");
     assert!(ms < most_ms, "took {ms} ms");
@@ -287,13 +255,11 @@ fn latency_movetime_300_answers_within_340ms() {
 fn mated_and_stalemated_sides_answer_bestmove_0000() {
     let mut r = uci_alone();
     r.send("position startpos moves f2f3 e7e5 g2g4 d8h4");
-    r.send("go depth 3");
-    let (out, m) = r.until_bestmove(5.0);
+    let (out, m) = r.go("go depth 3", 5.0);
     assert!(out.contains("score mate 0"), "{out}");
     assert_eq!(m, "0000");
     r.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
-    r.send("go wtime 1000 btime 1000");
-    let (out, m) = r.until_bestmove(5.0);
+    let (out, m) = r.go("go wtime 1000 btime 1000", 5.0);
     assert!(out.contains("score cp 0"), "{out}");
     assert_eq!(m, "0000");
     // `go infinite` with no move to make still waits for `stop`
@@ -307,20 +273,17 @@ fn mated_and_stalemated_sides_answer_bestmove_0000() {
 fn mates_are_found_and_scored_in_moves() {
     let mut r = uci_alone();
     r.send(&format!("position fen {MATE_IN_1}"));
-    r.send("go depth 4");
-    let (out, m) = r.until_bestmove(10.0);
+    let (out, m) = r.go("go depth 4", 10.0);
     assert!(out.contains("score mate 1 "), "{out}");
     let board = board_after(MATE_IN_1, &[]);
     assert!(mates(&board, board.parse_move(&m).expect("legal")), "{m}");
     // the side that gets mated sees a negative mate score
     r.send("position fen k7/7p/1K6/8/8/8/8/6R1 b - - 0 1");
-    r.send("go depth 5");
-    let (out, _) = r.until_bestmove(10.0);
+    let (out, _) = r.go("go depth 5", 10.0);
     assert!(out.contains("score mate -1 "), "{out}");
     // go mate 2: a move after which every reply allows a mate
     r.send(&format!("position fen {MATE_IN_2}"));
-    r.send("go mate 2");
-    let (out, m) = r.until_bestmove(10.0);
+    let (out, m) = r.go("go mate 2", 10.0);
     assert!(out.contains("score mate 2 "), "{out}");
     let board = board_after(MATE_IN_2, &[]);
     let after = board.after(board.parse_move(&m).expect("legal"));
@@ -339,8 +302,7 @@ fn go_perft_prints_the_divide_and_the_total() {
     let mut r = uci_alone();
     for (fen, depth) in [(START, 3), (KIWIPETE, 2)] {
         r.send(&format!("position fen {fen}"));
-        r.send(&format!("go perft {depth}"));
-        let out = r.expect("Nodes searched: ", 30.0);
+        let out = r.ask(&format!("go perft {depth}"), "Nodes searched: ", 30.0);
         let total: u64 = r.line("", 5.0).trim().parse().expect("a count");
         assert_eq!(check_divide(&out, fen, depth), total);
     }
@@ -355,15 +317,13 @@ fn after_a_refused_position_go_plays_no_move_of_another_position() {
         "position nonsense",
     ] {
         r.send("position startpos moves e2e4");
-        r.send(refused);
-        let err = r.line("info string", 5.0);
+        let err = r.ask_line(refused, "info string", 5.0);
         assert!(err.contains("error"), "{refused}: {err}");
         if refused.contains("d4d6") {
             assert!(err.contains("d4d6"), "{err}");
         }
         // the position before the refused one is gone: no move of it may be played
-        r.send("go depth 2");
-        let (out, m) = r.until_bestmove(10.0);
+        let (out, m) = r.go("go depth 2", 10.0);
         assert!(out.contains("info string error"), "{refused}: {out}");
         assert_eq!(m, "0000", "{refused}");
     }
@@ -371,8 +331,7 @@ fn after_a_refused_position_go_plays_no_move_of_another_position() {
     r.send("position startpos moves e2e4");
     r.send("go depth 2");
     assert!(legal(&board_after(START, &["e2e4"]), &r.bestmove(10.0)));
-    r.send("position nonsense");
-    r.line("info string", 5.0);
+    r.ask_line("position nonsense", "info string", 5.0);
     r.send("ucinewgame");
     r.send("go depth 2");
     assert!(legal(&board_after(START, &[]), &r.bestmove(10.0)));
@@ -383,8 +342,7 @@ fn after_a_refused_position_go_plays_no_move_of_another_position() {
 fn italian_nodes(r: &mut Rmax, searches: usize) -> Vec<u64> {
     (0..searches)
         .map(|_| {
-            r.send(&format!("position fen {ITALIAN}\ngo depth 7"));
-            let (out, _) = r.until_bestmove(30.0);
+            let (out, _) = r.go(&format!("position fen {ITALIAN}\ngo depth 7"), 30.0);
             info_lines(&out).last().expect("info").nodes
         })
         .collect()
@@ -423,29 +381,25 @@ fn setoption_errors_are_reported_and_change_nothing() {
     r.send("setoption name Hash value 8");
     let first = italian_nodes(&mut r, 1);
     for bad in BAD_OPTIONS {
-        r.send(bad);
-        let line = r.line("info string", 5.0);
+        let line = r.ask_line(bad, "info string", 5.0);
         assert!(line.contains("error"), "{bad}: {line}");
     }
     let second = italian_nodes(&mut r, 1);
     assert_eq!([first[0], second[0]], [want[0], want[1]]);
     // Threads: still the 2 set before the refused 0
     r.send("setoption name Threads value 2");
-    r.send("setoption name Threads value 0");
-    r.line("info string error", 5.0);
+    r.ask_line("setoption name Threads value 0", "info string error", 5.0);
     r.send(&format!("position fen {MIDDLEGAME}\ngo infinite"));
     r.line("info depth 2 ", 5.0);
     assert_eq!(thread_count(r.pid()), idle + 2, "the search and one helper");
-    r.send("stop");
-    r.bestmove(5.0);
+    r.go_move("stop", 5.0);
     // Move Overhead: still 2900 of the 3000 ms left, not -5: the engine's clock says it
     // searched at most the 50 ms left of half of the 100 (without the overhead, the last move
     // before the control would take over 600 ms)
     r.send("setoption name Move Overhead value 2900");
     r.send("setoption name Move Overhead value -5");
     r.line("info string error", 5.0);
-    r.send("go wtime 3000 btime 3000 movestogo 1");
-    let (out, m) = r.until_bestmove(10.0);
+    let (out, m) = r.go("go wtime 3000 btime 3000 movestogo 1", 10.0);
     assert!(legal(&board_after(MIDDLEGAME, &[]), &m), "{m}");
     assert!(reported_ms(&out) <= 100, "{out}");
     // good values are taken without a word
@@ -459,8 +413,7 @@ fn setoption_errors_are_reported_and_change_nothing() {
     ] {
         r.send(good);
     }
-    r.send("isready");
-    let out = r.expect("readyok", 5.0);
+    let out = r.ask("isready", "readyok", 5.0);
     assert!(!out.contains("info string"), "{out}");
     r.send("position startpos");
     r.send("go depth 3");
@@ -493,33 +446,24 @@ fn clear_hash_ucinewgame_and_a_resize_empty_the_table() {
 fn ponder_waits_for_ponderhit_then_keeps_to_the_clock() {
     let mut r = uci_alone();
     r.send("position startpos moves e2e4 e7e5");
-    r.send("go ponder wtime 2000 btime 2000");
-    r.line("info depth 1 ", 5.0);
+    r.ask_line("go ponder wtime 2000 btime 2000", "info depth 1 ", 5.0);
     assert!(!r.drain(0.4).contains("bestmove"));
-    let (m, ms) = timed(|| {
-        r.send("ponderhit");
-        r.bestmove(5.0)
-    });
+    let (m, ms) = r.timed("ponderhit", |r| r.bestmove(5.0));
     // the hard limit is 995 ms after ponderhit (half the clock after the overhead): the move
     // comes before the clock runs out, twice that
     assert!(ms < 2000, "took {ms} ms");
     assert!(legal(&board_after(START, &["e2e4", "e7e5"]), &m));
     // stop during ponder answers too (the hash may skip the first iterations now)
-    r.send("go ponder wtime 2000 btime 2000");
-    r.line("info depth ", 5.0);
-    r.send("stop");
-    assert!(legal(
-        &board_after(START, &["e2e4", "e7e5"]),
-        &r.bestmove(2.0)
-    ));
+    r.ask_line("go ponder wtime 2000 btime 2000", "info depth ", 5.0);
+    let m = r.go_move("stop", 2.0);
+    assert!(legal(&board_after(START, &["e2e4", "e7e5"]), &m), "{m}");
 }
 
 #[test]
 fn quit_ends_the_process_promptly_even_mid_search() {
     let mut r = uci_alone();
     r.send("position startpos");
-    r.send("go infinite");
-    r.line("info depth 2 ", 5.0);
+    r.ask_line("go infinite", "info depth 2 ", 5.0);
     quits_within(r, 500);
 }
 
@@ -535,8 +479,7 @@ fn go_with_nonsense_numbers_still_answers() {
         "go wtime 99999999999999999999999 btime 1 movestogo 0",
         "go btime 10 binc -100 movestogo -7",
     ] {
-        r.send(go);
-        let m = r.bestmove(10.0);
+        let m = r.go_move(go, 10.0);
         assert!(legal(&board_after(START, &["g1f3"]), &m), "{go}: {m}");
     }
     r.send("go depth 99999999999999999999999 nodes x wtime");
@@ -552,15 +495,9 @@ fn go_perft_can_be_stopped_and_isready_is_answered_meanwhile() {
     r.send("position startpos");
     r.send("go perft 7"); // 3.2 billion leaves: minutes
     sleep(Duration::from_millis(100));
-    let (_, ms) = timed(|| {
-        r.send("isready");
-        r.line("readyok", 5.0)
-    });
+    let (_, ms) = timed(|| ready(&mut r));
     assert!(ms < 500, "{ms} ms");
-    let (stopped, ms) = timed(|| {
-        r.send("stop");
-        r.line("info string", 5.0)
-    });
+    let (stopped, ms) = r.timed("stop", |r| r.line("info string", 5.0));
     assert!(stopped.contains("perft stopped"), "{stopped}");
     assert!(ms < 2000, "{ms} ms");
     // a perft that ends by itself still gives the total, and then searches work as before
@@ -581,8 +518,7 @@ fn end_of_input_stops_a_search_without_limits_and_plays_its_move() {
     ] {
         let mut r = uci();
         r.send("position startpos moves e2e4");
-        r.send(go);
-        r.line("info depth 2 ", 5.0);
+        r.ask_line(go, "info depth 2 ", 5.0);
         let (status, out, _) = r.wait(3.0);
         assert!(status.success(), "{go}");
         let m = out
@@ -609,8 +545,7 @@ fn a_malformed_number_is_reported_and_the_search_ends_within_a_second() {
         "go infinite depth x", // (infinite is a limit: it waits for stop)
     ] {
         let ((out, m), ms) = timed(|| {
-            r.send(go);
-            let err = r.line("info string error", 5.0);
+            let err = r.ask_line(go, "info string error", 5.0);
             assert!(err.contains("needs a whole number"), "{go}: {err}");
             if go.contains("infinite") {
                 assert!(!r.drain(0.5).contains("bestmove"), "{go}");
@@ -626,8 +561,7 @@ fn a_malformed_number_is_reported_and_the_search_ends_within_a_second() {
         }
     }
     // the limits that did parse are kept
-    r.send("go depth 2 nodes lots");
-    let out = r.expect("bestmove", 5.0);
+    let out = r.ask("go depth 2 nodes lots", "bestmove", 5.0);
     assert!(
         out.contains("info depth 2 ") && !out.contains("info depth 3 "),
         "{out}"
@@ -647,8 +581,7 @@ fn shredder_fen_castling_letters_of_the_corner_rooks_are_understood() {
             "position fen {fen} moves {} {}",
             moves[0], moves[1]
         ));
-        r.send("go depth 1");
-        let (out, m) = r.until_bestmove(5.0);
+        let (out, m) = r.go("go depth 1", 5.0);
         assert!(!out.contains("info string"), "{castling}: {out}");
         let want = board_after(&fen.replace(castling, "KQkq"), &moves);
         assert!(legal(&want, &m), "{castling}");
@@ -665,8 +598,7 @@ fn go_nodes_0_and_1_still_search_depth_1() {
     let fen = "rnbqk1nr/pppp1ppp/4p3/8/1b6/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
     for go in ["go nodes 0", "go nodes 1"] {
         r.send(&format!("position fen {fen}"));
-        r.send(go);
-        let (out, m) = r.until_bestmove(5.0);
+        let (out, m) = r.go(go, 5.0);
         assert!(out.contains("info depth 1 "), "{go}: {out}");
         assert!(legal(&board_after(fen, &[]), &m), "{go}: {m}");
         assert!(out.contains(&format!(" pv {m}")), "{go}: {out} {m}");
@@ -687,8 +619,7 @@ fn the_last_info_line_shows_the_move_played_and_seldepth_is_never_below_depth() 
         (MATE_IN_2, "go depth 6"),
     ] {
         r.send(&format!("position fen {fen}"));
-        r.send(go);
-        let (out, m) = r.until_bestmove(10.0);
+        let (out, m) = r.go(go, 10.0);
         let infos = info_lines(&out);
         let last = infos.last().expect("info lines");
         assert_eq!(last.pv.first(), Some(&m), "{fen}: {out}");
@@ -734,8 +665,7 @@ fn principal_variations_are_whole_and_end_where_the_game_ends() {
     let mut r = uci_alone();
     // a mate in 2: the PV shows all three plies, down to the mate
     r.send(&format!("position fen {MATE_IN_2}"));
-    r.send("go depth 8");
-    let out = r.expect("bestmove", 20.0);
+    let out = r.ask("go depth 8", "bestmove", 20.0);
     let pv = check_pvs(&out, MATE_IN_2, &[]);
     let moves: Vec<&str> = pv.iter().map(String::as_str).collect();
     assert_eq!(moves.len(), 3, "{out}");
@@ -749,8 +679,7 @@ fn principal_variations_are_whole_and_end_where_the_game_ends() {
     );
     // from the start, deep searches show long lines, not three moves
     r.send("position startpos");
-    r.send("go depth 10");
-    let out = r.expect("bestmove", 60.0);
+    let out = r.ask("go depth 10", "bestmove", 60.0);
     assert!(check_pvs(&out, START, &[]).len() >= 8, "{out}");
     // a side that can only repeat, and one on the 99th half-move: the PV stops at the draw
     let repeat = ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"];
@@ -774,8 +703,7 @@ fn principal_variations_are_whole_and_end_where_the_game_ends() {
 #[test]
 fn threads_search_with_the_main_thread_and_end_with_its_search() {
     let mut r = uci_alone();
-    r.send("isready");
-    r.line("readyok", 5.0);
+    ready(&mut r);
     let idle = thread_count(r.pid());
     r.send(&format!("position fen {MIDDLEGAME}"));
     for (threads, refused) in [(4, "0"), (1, "x"), (3, "99999")] {
@@ -783,8 +711,7 @@ fn threads_search_with_the_main_thread_and_end_with_its_search() {
         // a bad value changes nothing
         r.send(&format!("setoption name Threads value {refused}"));
         r.line("info string error", 5.0);
-        r.send("go infinite");
-        r.line("info depth 2 ", 5.0);
+        r.ask_line("go infinite", "info depth 2 ", 5.0);
         // the search thread and its helpers
         let busy = thread_count(r.pid());
         assert_eq!(busy, idle + threads, "Threads {threads}");
@@ -803,8 +730,7 @@ fn threads_search_with_the_main_thread_and_end_with_its_search() {
 /// `info string threads N nodes a b ...` before its `bestmove`; and the `info` lines.
 fn threads_of(r: &mut Rmax, go: &str) -> (Vec<u64>, String) {
     r.send("debug on");
-    r.send(go);
-    let (out, m) = r.until_bestmove(60.0);
+    let (out, m) = r.go(go, 60.0);
     assert!(legal(&board_after(MIDDLEGAME, &[]), &m), "{go}: {m}");
     let line = out
         .lines()
@@ -823,8 +749,7 @@ fn threads_of(r: &mut Rmax, go: &str) -> (Vec<u64>, String) {
 #[test]
 fn a_level_and_a_search_under_100ms_play_on_one_thread() {
     let mut r = uci_alone();
-    r.send("isready");
-    r.line("readyok", 5.0);
+    ready(&mut r);
     let idle = thread_count(r.pid());
     r.send("setoption name Threads value 3");
     r.send(&format!("position fen {MIDDLEGAME}"));
@@ -837,11 +762,9 @@ fn a_level_and_a_search_under_100ms_play_on_one_thread() {
     // process's threads show while it searches
     r.send("setoption name UCI_LimitStrength value true");
     r.send("setoption name UCI_Elo value 2250");
-    r.send("go infinite");
-    r.line("info depth 4 ", 10.0);
+    r.ask_line("go infinite", "info depth 4 ", 10.0);
     assert_eq!(thread_count(r.pid()), idle + 1);
-    r.send("stop");
-    let (out, m) = r.until_bestmove(5.0);
+    let (out, m) = r.go("stop", 5.0);
     assert!(legal(&board_after(MIDDLEGAME, &[]), &m), "{m}");
     assert!(out.contains("info string threads 1 nodes "), "{out}");
 }
@@ -878,8 +801,7 @@ fn bad_threads_values_are_refused_and_the_engine_keeps_working() {
             format!("info string error: Threads needs a value from 1 to 256, not '{bad}'")
         );
         r.send("position startpos moves e2e4");
-        r.send("go depth 3");
-        let (out, m) = r.until_bestmove(10.0);
+        let (out, m) = r.go("go depth 3", 10.0);
         assert!(out.contains("info depth 3 "), "{bad}: {out}");
         assert!(legal(&board_after(START, &["e2e4"]), &m), "{bad}: {m}");
     }
@@ -904,8 +826,7 @@ fn d_shows_the_board_its_fen_and_key_and_eval_explains_it() {
         moves.join(" ")
     ));
     let board = board_after(KIWIPETE, &moves);
-    r.send("d");
-    let out = r.expect("\nKey: ", 5.0) + &r.line("", 5.0);
+    let out = r.ask("d", "\nKey: ", 5.0) + &r.line("", 5.0);
     let lines: Vec<&str> = out.lines().collect();
     // rank 8 at the top, a letter a square ('.' empty), then the files
     for (i, rank) in (0..8).rev().enumerate() {
@@ -920,34 +841,28 @@ fn d_shows_the_board_its_fen_and_key_and_eval_explains_it() {
     assert_eq!(lines[8], "  a b c d e f g h", "{out}");
     assert!(out.contains(&format!("\nFen: {}\n", board.fen())), "{out}");
     assert!(out.ends_with(&format!("Key: {:016X}", board.key)), "{out}");
-    r.send("eval");
-    let table = r.expect("(Board::eval)", 5.0);
+    let table = r.ask("eval", "(Board::eval)", 5.0);
     assert_eq!(eval_total(&table), Some(board.eval()), "{table}");
     assert!(table.contains("White to move"), "{table}");
     assert_eq!(check_eval_rows(&table), 10, "{table}");
     // another position, another key and evaluation
     r.send("position startpos moves e2e4");
     let board = board_after(START, &["e2e4"]);
-    r.send("d");
-    let out = r.expect("\nKey: ", 5.0) + &r.line("", 5.0);
+    let out = r.ask("d", "\nKey: ", 5.0) + &r.line("", 5.0);
     assert!(out.ends_with(&format!("Key: {:016X}", board.key)), "{out}");
-    r.send("eval");
-    let table = r.expect("(Board::eval)", 5.0);
+    let table = r.ask("eval", "(Board::eval)", 5.0);
     assert_eq!(eval_total(&table), Some(board.eval()), "{table}");
     // a refused position is not shown: the one before it is not the GUI's
     r.send("position fen 8/8/8 w - - 0 1");
     r.line("info string error: bad FEN", 5.0);
     for cmd in ["d", "eval"] {
-        r.send(cmd);
-        let line = r.line("info string", 5.0);
+        let line = r.ask_line(cmd, "info string", 5.0);
         assert!(line.contains("no position to show"), "{cmd}: {line}");
     }
     r.send("position startpos");
-    r.send("eval");
-    let table = r.expect("(Board::eval)", 5.0);
+    let table = r.ask("eval", "(Board::eval)", 5.0);
     assert_eq!(eval_total(&table), Some(board_after(START, &[]).eval()));
-    r.send("isready");
-    r.line("readyok", 5.0);
+    ready(&mut r);
 }
 
 /// Plays `plies` moves from the start position at `base` ms + `inc` ms a move for both sides,
@@ -963,13 +878,12 @@ fn play_on_the_clock(r: &mut Rmax, base: u64, inc: u64, plies: usize) -> Vec<u64
             break; // (the game is over)
         }
         r.send(&format!("position startpos moves {}", moves.join(" ")));
-        r.send("isready");
-        r.line("readyok", 5.0);
+        ready(r);
         let [w, b] = clocks;
-        let (m, ms) = timed(|| {
-            r.send(&format!("go wtime {w} btime {b} winc {inc} binc {inc}"));
-            r.bestmove(10.0)
-        });
+        let (m, ms) = r.timed(
+            &format!("go wtime {w} btime {b} winc {inc} binc {inc}"),
+            |r| r.bestmove(10.0),
+        );
         let (ms, side) = (ms as u64, ply % 2);
         assert!(
             ms < clocks[side],
@@ -1001,12 +915,8 @@ fn with_2_threads_a_game_at_one_second_and_10ms_a_move_never_loses_on_time() {
 /// The time (ms) from `go` to `bestmove` in `fen`, and the move, which must be legal.
 fn timed_go(r: &mut Rmax, fen: &str, go: &str) -> u128 {
     r.send(&format!("position fen {fen}"));
-    r.send("isready");
-    r.line("readyok", 5.0);
-    let (m, ms) = timed(|| {
-        r.send(go);
-        r.bestmove(10.0)
-    });
+    ready(r);
+    let (m, ms) = r.timed(go, |r| r.bestmove(10.0));
     assert!(legal(&board_after(fen, &[]), &m), "{go}: {m}");
     ms
 }
@@ -1060,16 +970,12 @@ fn move_overhead_is_kept_off_the_clock() {
 fn the_ponder_option_is_listed_and_accepted() {
     let mut r = uci();
     let out = uci_answer(&mut r);
-    assert!(
-        out.contains("option name Ponder type check default false\n"),
-        "{out}"
-    );
+    assert_has(&out, "option name Ponder type check default false\n");
     for value in ["true", "false", "true"] {
         r.send(&format!("setoption name Ponder value {value}"));
     }
     r.send("setoption name Ponder value maybe");
-    r.send("isready");
-    let out = r.expect("readyok\n", 5.0);
+    let out = ready(&mut r);
     assert_eq!(
         out,
         "info string error: Ponder needs true or false, not 'maybe'\nreadyok\n"

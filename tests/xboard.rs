@@ -12,32 +12,16 @@ fn handshake_announces_exactly_the_features() {
     let words: Vec<&str> = line.split_whitespace().collect();
     let name = format!("myname=\"rmax {}\"", env!("CARGO_PKG_VERSION"));
     assert!(line.contains(&name), "{line}");
-    assert!(
-        line.contains(" option=\"MultiPV -spin 1 1 256\" "),
-        "{line}"
-    );
+    assert_has(&line, " option=\"MultiPV -spin 1 1 256\" ");
     assert_eq!(words.last(), Some(&"done=1"), "done=1 comes last: {line}");
     // the quoted values (name, options) aside
     let unquoted: String = line.split('"').step_by(2).collect::<Vec<_>>().join("");
     let mut features: Vec<&str> = unquoted.split_whitespace().skip(1).collect();
     features.retain(|f| !matches!(*f, "myname=" | "option="));
     features.sort();
-    let want = [
-        "analyze=1",
-        "colors=0",
-        "done=1",
-        "memory=1",
-        "nps=0",
-        "ping=1",
-        "reuse=1",
-        "san=0",
-        "setboard=1",
-        "sigint=0",
-        "sigterm=0",
-        "smp=1",
-        "usermove=1",
-    ];
-    assert_eq!(features, want, "{line}");
+    let want = "analyze=1 colors=0 done=1 memory=1 nps=0 ping=1 reuse=1 san=0 setboard=1 sigint=0 \
+                sigterm=0 smp=1 usermove=1";
+    assert_eq!(features.join(" "), want, "{line}");
 }
 
 #[test]
@@ -64,8 +48,7 @@ fn a_short_game_through_usermove() {
 #[test]
 fn thinking_output_follows_post_and_nopost() {
     let (mut r, _) = xboard();
-    r.send("new\npost\nsd 3\nusermove e2e4");
-    let out = r.expect("move ", 30.0);
+    let out = r.ask("new\npost\nsd 3\nusermove e2e4", "move ", 30.0);
     let thinking: Vec<&str> = out
         .lines()
         .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
@@ -80,8 +63,7 @@ fn thinking_output_follows_post_and_nopost() {
         );
     }
     r.line("", 1.0);
-    r.send("nopost\nusermove d2d4");
-    let out = r.expect("move ", 30.0);
+    let out = r.ask("nopost\nusermove d2d4", "move ", 30.0);
     assert!(
         !out.lines()
             .any(|l| l.starts_with(|c: char| c.is_ascii_digit())),
@@ -115,31 +97,21 @@ fn the_engine_mates_from_setboard_and_announces_the_result() {
 #[test]
 fn draws_are_announced() {
     let (mut r, _) = xboard();
+    let draw = |r: &mut Rmax| r.line("1/2-1/2", 5.0);
     // the user's move stalemates while the engine plays Black
     r.send("new\nsetboard k7/8/8/2Q5/8/8/8/7K w - - 0 1\nusermove c5b6");
-    assert_eq!(r.line("1/2-1/2", 5.0), "1/2-1/2 {Stalemate: a draw}");
+    assert_eq!(draw(&mut r), "1/2-1/2 {Stalemate: a draw}");
     // the start position a third time
     r.send("new\nforce");
-    for m in [
-        "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8",
-    ] {
+    for m in ["g1f3", "g8f6", "f3g1", "f6g8"].repeat(2) {
         r.send(&format!("usermove {m}"));
     }
     r.send("go");
-    assert_eq!(
-        r.line("1/2-1/2", 5.0),
-        "1/2-1/2 {Draw by threefold repetition}"
-    );
+    assert_eq!(draw(&mut r), "1/2-1/2 {Draw by threefold repetition}");
     r.send("force\nsetboard 4k3/8/8/8/8/8/8/4KB2 w - - 0 1\ngo");
-    assert_eq!(
-        r.line("1/2-1/2", 5.0),
-        "1/2-1/2 {Draw by insufficient material}"
-    );
+    assert_eq!(draw(&mut r), "1/2-1/2 {Draw by insufficient material}");
     r.send("force\nsetboard 4k3/8/8/8/8/8/8/R3K3 w - - 99 80\nusermove a1a2\ngo");
-    assert_eq!(
-        r.line("1/2-1/2", 5.0),
-        "1/2-1/2 {Draw by the fifty-move rule}"
-    );
+    assert_eq!(draw(&mut r), "1/2-1/2 {Draw by the fifty-move rule}");
 }
 
 #[test]
@@ -194,10 +166,7 @@ fn question_mark_moves_now_and_ping_waits_for_the_move() {
     r.send("new\nst 60\nusermove e2e4");
     r.line("1 ", 10.0); // thinking
     r.send("ping 5");
-    let (out, ms) = timed(|| {
-        r.send("?");
-        r.expect("pong 5", 5.0)
-    });
+    let (out, ms) = r.timed("?", |r| r.expect("pong 5", 5.0));
     assert!(ms < 500, "{ms} ms");
     let m = out
         .lines()
@@ -211,10 +180,10 @@ fn time_and_level_are_kept() {
     let mut r = xboard_alone();
     // 40 moves in 1 minute with 1 s left on the clock: a quick move
     // (61 moves' share, 16 ms; the hard limit 81 ms)
-    let (m, ms) = timed(|| {
-        r.send("new\nlevel 40 1 0\ntime 100\notim 100\nusermove e2e4");
-        r.engine_move(5.0)
-    });
+    let (m, ms) = r.timed(
+        "new\nlevel 40 1 0\ntime 100\notim 100\nusermove e2e4",
+        |r| r.engine_move(5.0),
+    );
     assert!(ms < 600, "{ms} ms");
     assert!(legal(&board_after(START, &["e2e4"]), &m));
     r.send("new\nlevel 0 0:30 0.5\ntime 3000\nusermove d2d4");
@@ -225,8 +194,7 @@ fn time_and_level_are_kept() {
 #[test]
 fn quit_ends_the_process() {
     let (mut r, _) = xboard();
-    r.send("new\nst 60\nusermove e2e4");
-    r.line("1 ", 10.0);
+    r.ask_line("new\nst 60\nusermove e2e4", "1 ", 10.0);
     r.send("quit");
     let (status, _, _) = r.wait(2.0);
     assert!(status.success());
@@ -271,8 +239,7 @@ fn analysis_mode_follows_the_position_and_answers_status_requests() {
                        // ping is answered during analysis (it never ends by itself), and no move is played
     let out = sync(&mut r, 1);
     assert!(!out.contains("move "), "{out}");
-    r.send(".");
-    let stat = r.line("stat01: ", 5.0);
+    let stat = r.ask_line(".", "stat01: ", 5.0);
     let fields: Vec<&str> = stat.split_whitespace().collect();
     assert!(fields.len() >= 6, "{stat}");
     assert_eq!(fields[5], "20", "20 legal moves: {stat}");
@@ -297,8 +264,7 @@ fn analysis_mode_follows_the_position_and_answers_status_requests() {
 /// In analysis mode, `command` restarts the analysis from depth 1 on the position after
 /// `moves` from the start: the first thinking line's PV starts with a move of it.
 fn restarts_on(r: &mut Rmax, command: &str, moves: &[&str]) {
-    r.send(command);
-    let line = r.line("1 ", 5.0);
+    let line = r.ask_line(command, "1 ", 5.0);
     let first = line.split_whitespace().nth(4).expect("a pv");
     assert!(
         legal(&board_after(START, moves), first),
@@ -319,11 +285,9 @@ fn cores_sets_the_search_threads_and_bad_values_are_refused() {
         );
     }
     // the threads search while the analysis runs: the search thread and its helpers
-    r.send("cores 3\nnew\npost\nanalyze");
-    r.line("3 ", 5.0);
+    r.ask_line("cores 3\nnew\npost\nanalyze", "3 ", 5.0);
     assert_eq!(thread_count(r.pid()), idle + 3);
-    r.send("cores 0");
-    r.line("Error (bad cores)", 5.0);
+    r.ask_line("cores 0", "Error (bad cores)", 5.0);
     assert_eq!(thread_count(r.pid()), idle + 3, "nothing changed");
     r.send("exit");
     sync(&mut r, 2);
@@ -342,10 +306,7 @@ fn timed_move(r: &mut Rmax, clock: &str, fen: &str) -> u128 {
     r.send(&format!("new\nforce\nsetboard {fen}\n{clock}"));
     let out = sync(r, 7);
     assert!(!out.contains("Error"), "{clock}: {out}");
-    let (m, ms) = timed(|| {
-        r.send("go");
-        r.engine_move(10.0)
-    });
+    let (m, ms) = r.timed("go", |r| r.engine_move(10.0));
     assert!(legal(&board_after(fen, &[]), &m), "{clock}: {m}");
     ms
 }
@@ -420,8 +381,7 @@ fn memory_sets_the_hash_size_empties_the_table_and_refuses_bad_sizes() {
         "{small} MB, then {big}"
     );
     for bad in ["0", "-1", "x", ""] {
-        r.send(&format!("memory {bad}"));
-        let line = r.line("Error", 5.0);
+        let line = r.ask_line(&format!("memory {bad}"), "Error", 5.0);
         assert_eq!(
             line,
             format!("Error (bad memory size): memory {bad}").trim_end()

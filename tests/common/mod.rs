@@ -25,6 +25,85 @@ pub const MIDDLEGAME: &str = "3q2k1/pb3p1p/4pbp1/2r5/PpN2N2/1P2P2P/5PP1/Q2R2K1 b
 /// An Italian opening: several good moves, none far ahead.
 pub const ITALIAN: &str = "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 1 5";
 
+/// Values that tend to break parsers, for any argument (the fuzz and robustness tests).
+pub const WEIRD: &[&str] = &[
+    "",
+    "0",
+    "-0",
+    "1",
+    "-1",
+    "+5",
+    "007",
+    "-99999999999",
+    "99999999999999999999999",
+    "18446744073709551616",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "1e9",
+    "1e400",
+    "-1e-400",
+    "0.0",
+    "0.001",
+    "NaN",
+    "inf",
+    "-inf",
+    "infinity",
+    "0x10",
+    "1_000",
+    "abc",
+    "true",
+    "FALSE",
+    "on",
+    "moves",
+    "fen",
+    "startpos",
+    "value",
+    "name",
+    "depth",
+    "0000",
+    "a9z0",
+    "e2e4",
+    "e7e8q",
+    "e7e8k",
+    "O-O-O",
+    "0-0",
+    "Nbd7",
+    "e8=Q",
+    "exd6e.p.",
+    "1:30",
+    "1:60",
+    "::",
+    ":",
+    "5:",
+    ":7",
+    "-",
+    "w",
+    "KQkq",
+    "HAha",
+    "Bb",
+    "8/8/8/8",
+    "\u{0}",
+    "\u{7}",
+    "\u{7f}",
+    "\u{1b}[2J",
+    "\r",
+    "\t",
+    "\u{b}",
+    "\u{85}",
+    "\u{a0}",
+    "\u{2028}",
+    "\u{feff}",
+    "é",
+    "♔",
+    "\u{fffd}",
+    "𝄞",
+    "%s%n",
+    "{}",
+    "\"",
+    "'",
+    "\\",
+];
+
 /// A small deterministic generator (xorshift64*), so that a failure can be replayed.
 pub struct Rng(pub u64);
 
@@ -93,8 +172,7 @@ pub fn temp_path(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("rmax-test-{}-{name}", std::process::id()))
 }
 
-/// A folder of a test's own (`temp_path(name)`), empty; removed when the test ends, passed or
-/// not.
+/// A test's own empty folder (`temp_path(name)`), removed when the test ends, passed or not.
 pub struct Scratch(pub PathBuf);
 
 impl Scratch {
@@ -117,6 +195,21 @@ impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// The names in a folder, sorted.
+pub fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("the folder")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    names
 }
 
 /// An executable shell script at `path` (a stand-in for a program): its path.
@@ -194,6 +287,12 @@ impl InfoLine {
     }
 }
 
+/// Asserts that `text` holds `part`, showing the text if not.
+#[track_caller]
+pub fn assert_has(text: &str, part: &str) {
+    assert!(text.contains(part), "no {part:?} in:\n{text}");
+}
+
 /// The first line of `text` that starts with `prefix` (there must be one).
 #[track_caller]
 pub fn line_of<'a>(text: &'a str, prefix: &str) -> &'a str {
@@ -268,8 +367,7 @@ impl Rmax {
         Rmax::spawn(command)
     }
 
-    /// Starts `command` (rmax, or a wrapper around it) with piped standard input, output and
-    /// error.
+    /// Starts `command` (rmax, or a wrapper around it) with its three streams piped.
     pub fn spawn(mut command: Command) -> Rmax {
         let mut child = command
             .stdin(Stdio::piped())
@@ -305,6 +403,14 @@ impl Rmax {
     /// Sends one line (a newline is added).
     pub fn send(&mut self, line: &str) {
         self.send_raw(format!("{line}\n").as_bytes());
+    }
+
+    /// Sends `line` and reads the answer with `answer`: it and the milliseconds it took.
+    pub fn timed<T>(&mut self, line: &str, answer: impl FnOnce(&mut Rmax) -> T) -> (T, u128) {
+        timed(|| {
+            self.send(line);
+            answer(self)
+        })
     }
 
     /// Sends bytes as they are. A child that has gone away shows up at the next wait.
@@ -375,6 +481,18 @@ impl Rmax {
         }
     }
 
+    /// Sends `line`, then `expect(needle, secs)`: the output up to `needle`.
+    pub fn ask(&mut self, line: &str, needle: &str, secs: f64) -> String {
+        self.send(line);
+        self.expect(needle, secs)
+    }
+
+    /// Sends `line`, then `line(prefix, secs)`: the line starting with `prefix`.
+    pub fn ask_line(&mut self, line: &str, prefix: &str, secs: f64) -> String {
+        self.send(line);
+        self.line(prefix, secs)
+    }
+
     /// Waits up to `secs` for a whole line starting with `prefix`; returns that line (without
     /// the newline) and consumes the output up to its end.
     pub fn line(&mut self, prefix: &str, secs: f64) -> String {
@@ -425,6 +543,18 @@ impl Rmax {
             _ => panic!("not a bestmove line: bestmove {rest}"),
         };
         (out, words[0].to_string(), ponder)
+    }
+
+    /// UCI: sends `line` (`go ...`, `stop`), then `until_bestmove(secs)`: the output, the move.
+    pub fn go(&mut self, line: &str, secs: f64) -> (String, String) {
+        self.send(line);
+        self.until_bestmove(secs)
+    }
+
+    /// UCI: sends `line` (`go ...`, `stop`), then `bestmove(secs)`: the move.
+    pub fn go_move(&mut self, line: &str, secs: f64) -> String {
+        self.send(line);
+        self.bestmove(secs)
     }
 
     /// UCI: the move of the next `bestmove` line (within `secs`).
@@ -496,6 +626,15 @@ pub fn quits_within(mut r: Rmax, most_ms: u128) {
 /// Runs `rmax args...` with no input to its end (within `secs`).
 pub fn run(args: &[&str], secs: f64) -> (ExitStatus, String, String) {
     Rmax::start(args).wait(secs)
+}
+
+/// `rmax args...`, which must refuse them (exit code 2, no standard output): its standard error.
+#[track_caller]
+pub fn refused_run(args: &[&str]) -> String {
+    let (status, out, err) = run(args, 10.0);
+    assert_eq!(status.code(), Some(2), "{args:?}: {err}");
+    assert!(out.is_empty(), "{args:?}: {out}");
+    err
 }
 
 /// The position of `fen`, which must be a good one.
@@ -676,6 +815,12 @@ pub fn uci_answer(r: &mut Rmax) -> String {
     r.expect("uciok\n", 5.0)
 }
 
+/// UCI `isready`: the output up to and including `readyok`.
+pub fn ready(r: &mut Rmax) -> String {
+    r.send("isready");
+    r.expect("readyok\n", 5.0)
+}
+
 /// rmax after the `uci` handshake.
 pub fn uci() -> Rmax {
     handshake(Rmax::start(&[]))
@@ -825,8 +970,7 @@ pub fn on_a_terminal_thinking(test: &str, secs: &str) -> Option<Rmax> {
     Some(r)
 }
 
-/// xboard: `ping n`; the output before the `pong`, which must hold neither `Error` nor
-/// `Illegal`.
+/// xboard: `ping n`; the output before `pong`, which must hold neither `Error` nor `Illegal`.
 pub fn sync_clean(r: &mut Rmax, n: u32) -> String {
     let out = sync(r, n);
     assert!(!out.contains("Error") && !out.contains("Illegal"), "{out}");

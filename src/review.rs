@@ -173,7 +173,7 @@ fn review(record: &PgnGame, budget: Effort, progress: &mut dyn FnMut(usize, usiz
         // each a ply below; the played move found no worse than the best is the best
         if judge(w.best, w.played).is_some() {
             let effort = budget.share(CONFIRM);
-            let ((best, line), played) = (reply(&mut engine, i, w.line[0], effort), played);
+            let (best, line) = reply(&mut engine, i, w.line[0], effort);
             w = Weighed {
                 best,
                 line,
@@ -518,7 +518,7 @@ fn review_file(input: &str, budget: Effort, out: &Path) -> Result<(), String> {
     }
     // (where the review goes must take a file now: a review can take an hour)
     let shown = short(&out.display().to_string());
-    write_whole(&temp(out), "").map_err(|e| format!("review: cannot write '{shown}': {e}"))?;
+    std::fs::write(temp(out), "").map_err(|e| format!("review: cannot write '{shown}': {e}"))?;
     let _ = std::fs::remove_file(temp(out));
     let (mut annotated, n) = (vec![], games.len());
     for (i, record) in games.iter().enumerate() {

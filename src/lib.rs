@@ -819,9 +819,11 @@ impl Board {
                     if own[f] < 1 {
                         v += w[11 + k + 5 * (them[f] < 1) as usize]; // half-open, open file
                     }
-                    // mobility: the squares reached that no enemy pawn guards. A king walks all eight
-                    // lines like a queen here (only a knight stops after one step): on purpose,
-                    // its "mobility" is how open the lines around it are, a king-safety term
+                    // mobility: the squares reached that no enemy pawn guards (n), weighted once. A
+                    // king walks all eight lines like a queen here (only a knight stops after one
+                    // step): on purpose, its "mobility" is how open the lines around it are, a
+                    // king-safety term
+                    let mut n = 0;
                     for &d in steps(k as u8) {
                         let mut y = s;
                         loop {
@@ -829,12 +831,13 @@ impl Board {
                             if y & 0x88 > 0 || b[y] & us > 0 {
                                 break;
                             }
-                            v += w[k] * !hit(e, y) as i32;
+                            n += !hit(e, y) as i32;
                             if b[y] > 0 || k == 2 {
                                 break;
                             }
                         }
                     }
+                    v += w[k] * n;
                     if k == 6 {
                         // pawn shield: own pawns on the three files, one and two ranks ahead
                         for m in &own[f - 1..=f + 1] {

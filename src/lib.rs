@@ -1001,7 +1001,7 @@ impl Engine {
         // the hash table: 2^16 slots to a MB; the evaluation cache 2^17 entries (1 MB), each
         // correction table 2^16 (0.25 MB): small enough to stay in the cache, and misses cost little (the evaluation is recomputed; a
         // correction shared by two keys is noise)
-        self.tt = Arc::new((0..mb << 16).map(|_| Slot::default()).collect());
+        self.tt = Arc::new((0..(mb << 16).max(1)).map(|_| Slot::default()).collect()); // (0 MB: a slot)
         self.eval_cache = vec![0; 1 << 17];
         self.corr = vec![0; 3 << 16];
         self.history = vec![[0; 128]; 23];
@@ -1031,6 +1031,9 @@ impl Engine {
     /// Returns the best move (None when there is no legal move) and the best line's info;
     /// its score and PV are those of the best move, even from an iteration cut short.
     pub fn think(&mut self, b: &Board, history: &[u64], lim: Limits) -> (Option<Move>, Info) {
+        if self.tt.is_empty() {
+            self.resize(0) // `Engine::default()`: the tables
+        }
         (self.lim, self.start, self.nodes, self.seldepth) = (lim, Some(Instant::now()), 0, 0);
         (self.keys, self.game, self.pv) = (history.to_vec(), history.len(), vec![vec![]; 128]);
         (self.killers, self.evals, self.lists) = (
@@ -1041,7 +1044,8 @@ impl Engine {
         self.base = self.count.load(Relaxed);
         let (moves, check) = (b.gen(false), b.in_check());
         let mut lines = vec![Info::default(); lim.multipv.clamp(1, moves.len().max(1))];
-        'deepen: for d in 1..=lim.depth.max(1) {
+        // (at most 99 plies: a ply beyond 99 is a draw, and a draft must fit its 8 bits)
+        'deepen: for d in 1..=lim.depth.clamp(1, 99) {
             self.skip.clear();
             for line in &mut lines {
                 // aspiration: look near the last iteration's score, widen on a miss

@@ -104,3 +104,30 @@ fn a_null_moves_child_does_not_pass_back_into_a_repetition_draw() {
     let s = e.search(&b.null(), -2001, -2000, 9, 1, false);
     assert!(s < -300, "Black, a queen for a knight down, scores {s}");
 }
+
+/// A searcher with no table (`Engine::new(0)`, `Engine::default()`) still searches: the table
+/// has one slot at least. Before, the first probe divided by the table's length, 0.
+#[test]
+fn an_engine_with_no_table_still_searches() {
+    let b = Board::from_fen(START).expect("the start position");
+    for mut e in [Engine::new(0), Engine::default()] {
+        let (best, info) = e.think(&b, &[], depth(4));
+        assert!(best.is_some() && info.depth == 4);
+    }
+}
+
+/// A depth beyond what the draft's 8 bits hold is searched as the deepest they hold, so no
+/// store spills into the bound's bits. Before, depth 256 stored draft 0 and turned the bound
+/// into EXACT. Kings alone: every child is a draw at once, so 300 iterations take no time.
+#[test]
+fn a_depth_beyond_the_draft_s_bits_leaves_the_bound_alone() {
+    let b = Board::from_fen("8/8/3k4/8/8/4K3/8/8 w - - 0 1").expect("kings alone");
+    let mut e = Engine::new(1);
+    let (_, info) = e.think(&b, &[], depth(300));
+    let data = e.tt[b.key as usize % e.tt.len()][1].load(Relaxed);
+    // the root's entry: its draft the last iteration's depth, its bound EXACT (a score of 0
+    // inside the window)
+    assert_eq!((data >> 16 & 255) as i32, info.depth);
+    assert_eq!(data >> 24 & 3, 3);
+    assert!(info.depth < 256);
+}

@@ -77,7 +77,7 @@ impl Searcher {
         mut print: impl FnMut(&Info) + Send + 'static,
     ) {
         let (board, keys, last) = (*game.board(), game.keys(), game.moves.last().copied());
-        let (lim, mate, mut rule) = (plan.lim, plan.mate, plan.rule);
+        let (mut lim, mate, mut rule, asked) = (plan.lim, plan.mate, plan.rule, Instant::now());
         let alone = level.is_some() || lim.hard < SMP_MIN_MS;
         let threads = if alone { 1 } else { self.threads };
         rule.iter_mut().for_each(|rule| rule.on_threads(threads));
@@ -86,6 +86,9 @@ impl Searcher {
             Score::Cp(_) => false,
         };
         self.spawn(Box::new(move |engine, helpers, wake| {
+            // the clock ran while the thread started (a busy machine's delay): the limits count it
+            let late = asked.elapsed().as_millis() as u64;
+            (lim.soft, lim.hard) = (lim.soft.saturating_sub(late), lim.hard.saturating_sub(late));
             let stop = engine.stop.clone();
             engine.report = Some(Box::new(move |i: &Info| {
                 print(i);

@@ -1218,8 +1218,11 @@ impl Engine {
         // hs <= alpha, 1 (UPPER) if hs >= beta; the result is 3 exactly when the entry is EXACT,
         // an UPPER bound at or below alpha (a fail low), or a LOWER bound at or above beta (a
         // fail high). An UPPER bound above alpha, or a LOWER one below beta, stays short of 3.
+        // (Not on the 100th half-move, in check: that node ends in mate or a draw, and the
+        // key, which has no clock, may hold the score of the same position earlier.)
         if hit
             && !pv
+            && b.half < 100
             && draft >= depth
             && bound | (hs <= alpha) as u64 * 2 | (hs >= beta) as u64 == 3
         {

@@ -138,7 +138,9 @@ fn reserve(inc: i64, to_go: Option<i64>, overhead: i64) -> i64 {
     let overhead = overhead.max(0);
     let to_come = to_go.map_or(RESERVE_MOVES, |m| (m - 1).min(RESERVE_MOVES));
     let unpaid = overhead.saturating_sub(inc.max(0)).max(0);
-    overhead.saturating_add(unpaid.saturating_mul(to_come)).saturating_add(SAFETY_MS)
+    overhead
+        .saturating_add(unpaid.saturating_mul(to_come))
+        .saturating_add(SAFETY_MS)
 }
 
 /// The factor on the base (README: stability x fall x rivals), `fall` in cp.

@@ -1,7 +1,8 @@
 //! The game record every front end shares: positions, how a game ends, SAN, PGN.
 
+use crate::clock::{comment_clock, pgn_clock};
 use crate::input::{clean, parse_fen, short};
-use crate::output::colour;
+use crate::output::{colour, fill};
 use rmax::{square_name, Board, Move, LETTERS, START};
 use std::iter::Peekable;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -29,17 +30,20 @@ pub fn end_of(board: &Board, earlier: &[u64]) -> Option<End> {
     }
 }
 
-/// A game: its first position and the moves since, with the position after each.
+/// A game: its first position and the moves since, with the position after each and the
+/// mover's time left then (ms, on a clock: PGN's `[%clk]`).
 #[derive(Clone)]
 pub struct Game {
     start: Board,
     after: Vec<Board>,
     pub moves: Vec<Move>,
-    /// The colour that resigned, if one did.
-    pub resigned: Option<u8>,
+    pub clocks: Vec<Option<i64>>,
+    /// An end the rules do not see: a resignation, a flag, a loaded game's result.
+    pub over: Option<End>,
 }
 
-/// How a game ended: the winner's colour for a mate, the loser's for a resignation.
+/// How a game ended: the winner's colour for a mate and a recorded result (None: drawn), the
+/// loser's for a resignation and a loss on time.
 #[derive(Clone, Copy)]
 pub enum End {
     Mate(u8),
@@ -48,13 +52,23 @@ pub enum End {
     Fifty,
     Material,
     Resignation(u8),
+    Time(u8),
+    Recorded(Option<u8>),
 }
 
 impl End {
+    /// A decided PGN result (`1-0`, `0-1`, `1/2-1/2`) as a recorded end.
+    pub fn recorded(result: &str) -> Option<End> {
+        let i = ["1-0", "0-1", "1/2-1/2"]
+            .iter()
+            .position(|&r| r == result)?;
+        Some(End::Recorded([Some(8), Some(16), None][i]))
+    }
+
     pub fn score(self) -> &'static str {
         match self {
-            End::Mate(8) | End::Resignation(16) => "1-0",
-            End::Mate(_) | End::Resignation(_) => "0-1",
+            End::Mate(8) | End::Resignation(16) | End::Time(16) | End::Recorded(Some(8)) => "1-0",
+            End::Mate(_) | End::Resignation(_) | End::Time(_) | End::Recorded(Some(_)) => "0-1",
             _ => "1/2-1/2",
         }
     }
@@ -70,6 +84,11 @@ impl End {
             End::Resignation(side) => {
                 format!("{} resigns: {} wins", colour(side), colour(side ^ 24))
             }
+            End::Time(side) => {
+                format!("{} loses on time: {} wins", colour(side), colour(side ^ 24))
+            }
+            End::Recorded(Some(winner)) => format!("{} won", colour(winner)),
+            End::Recorded(None) => "Drawn".into(),
         }
     }
 
@@ -85,7 +104,8 @@ impl Game {
             start,
             after: vec![],
             moves: vec![],
-            resigned: None,
+            clocks: vec![],
+            over: None,
         }
     }
 
@@ -93,15 +113,28 @@ impl Game {
         self.after.last().unwrap_or(&self.start)
     }
 
-    /// Plays a legal move.
+    /// Plays a legal move (its clock unknown).
     pub fn push(&mut self, m: Move) {
         self.after.push(self.board().after(m));
         self.moves.push(m);
+        self.clocks.push(None);
     }
 
     pub fn pop(&mut self) {
         self.after.pop();
         self.moves.pop();
+        self.clocks.pop();
+    }
+
+    /// Each side's time left (ms) after its last move with a clock: [White, Black].
+    pub fn last_clocks(&self) -> [Option<i64>; 2] {
+        let mut last = [None; 2];
+        for (board, &ms) in self.positions().zip(&self.clocks) {
+            if ms.is_some() {
+                last[usize::from(board.side != 8)] = ms;
+            }
+        }
+        last
     }
 
     /// Every position of the game, the current one last.
@@ -116,8 +149,7 @@ impl Game {
     }
 
     pub fn end(&self) -> Option<End> {
-        let resigned = self.resigned.map(End::Resignation);
-        resigned.or_else(|| end_of(self.board(), &self.keys()))
+        self.over.or_else(|| end_of(self.board(), &self.keys()))
     }
 
     /// The last move with its number, e.g. `12... Nf6`.
@@ -163,7 +195,7 @@ impl PgnGame {
         tag_value(&self.tags, name)
     }
 
-    /// The PGN text, with `notes` on the moves (by ply), lines of at most 80 columns.
+    /// The PGN text, with each move's clock and `notes` (by ply), lines of at most 80 columns.
     pub fn pgn(&self, notes: &[Note]) -> String {
         let escape = |v: &str| v.replace('\\', "\\\\").replace('"', "\\\"");
         let tag = |(k, v): &(String, String)| format!("[{k} \"{}\"]\n", escape(v));
@@ -176,25 +208,15 @@ impl PgnGame {
             }
             let note = notes.get(i).cloned().unwrap_or_default();
             units.push(san(board, m) + &note.suffix);
-            noted = !note.after.is_empty();
-            units.extend(note.after);
+            let clock = self.game.clocks.get(i).copied().flatten();
+            let clock = clock.map(|ms| format!("{{ [%clk {}] }}", pgn_clock(ms)));
+            let after: Vec<String> = clock.into_iter().chain(note.after).collect();
+            noted = !after.is_empty();
+            units.extend(after);
         }
         units.push(self.result.clone());
-        tags + "\n" + &wrap(&units, 80)
+        tags + "\n" + &fill(units.iter().map(String::as_str), 80, "")
     }
-}
-
-/// Units joined by spaces into lines of at most `width` columns (a longer unit alone).
-fn wrap(units: &[String], width: usize) -> String {
-    let (mut text, mut line) = (String::new(), String::new());
-    for unit in units {
-        if !line.is_empty() && line.chars().count() + 1 + unit.chars().count() > width {
-            text += &(std::mem::take(&mut line) + "\n");
-        }
-        let space = if line.is_empty() { "" } else { " " };
-        line = format!("{line}{space}{unit}");
-    }
-    text + &line
 }
 
 pub fn tag_value<'a>(tags: &'a [Tag], name: &str) -> Option<&'a str> {
@@ -206,15 +228,18 @@ pub fn tag_value<'a>(tags: &'a [Tag], name: &str) -> Option<&'a str> {
 pub type Tag = (String, String);
 type Tokens = Peekable<std::vec::IntoIter<Token>>;
 
-/// A piece of PGN text: a tag, a move (or what stands for one), a result, or what is wrong.
+/// A piece of PGN text: a tag, a move (or what stands for one), a comment's clock (`[%clk]`, in
+/// ms), a result, or what is wrong.
 enum Token {
     Tag(String, String),
     Word(String),
+    Clock(i64),
     Result(String),
     Bad(String),
 }
 
-/// PGN's tokens, without comments, variations, `%` lines, move numbers, NAGs, glyphs and `e.p.`.
+/// PGN's tokens, without variations, `%` lines, move numbers, NAGs, glyphs, `e.p.` and comments
+/// but their clocks.
 fn tokens(text: &str) -> Vec<Token> {
     let (mut out, mut depth, mut rest) = (vec![], 0usize, text);
     let bad = |e: &str| Token::Bad(e.to_string());
@@ -228,7 +253,11 @@ fn tokens(text: &str) -> Vec<Token> {
             '%' if at_line_start => &rest[line_end..],
             ';' => &rest[line_end..],
             '{' => match rest.find('}') {
-                Some(i) => &rest[i + 1..],
+                Some(i) => {
+                    let clock = comment_clock(&rest[1..i]).filter(|_| depth == 0);
+                    out.extend(clock.map(Token::Clock));
+                    &rest[i + 1..]
+                }
                 None => {
                     out.push(bad("a comment opened with '{' is never closed"));
                     return out;
@@ -353,6 +382,11 @@ fn read_moves(tags: &[Tag], tokens: &mut Tokens, strict: bool) -> Result<(Game, 
     loop {
         match tokens.next_if(|t| !matches!(t, Token::Tag(..))) {
             Some(Token::Word(word)) => play(&mut game, &word)?,
+            Some(Token::Clock(ms)) => {
+                if let Some(clock) = game.clocks.last_mut() {
+                    *clock = Some(ms);
+                }
+            }
             Some(Token::Result(result)) => return Ok((game, result)),
             Some(Token::Bad(e)) => return Err(e),
             _ if !cut || tokens.peek().is_none() && !game.moves.is_empty() => {

@@ -5,7 +5,6 @@ use crate::game::Game;
 use crate::input::Event;
 use crate::level::Level;
 use crate::output::Score;
-use crate::pace;
 use crate::random::fresh;
 use crate::timeman::Plan;
 use rmax::{Board, Engine, Info, Limits, Move, Slot};
@@ -263,8 +262,8 @@ fn play_level(
         info = line.clone();
         (info.nodes, info.seldepth) = searched;
     }
-    if let (Some(most), Some(m)) = (level.pace, best) {
-        let ms = pace::think_ms(board, last, m, &complete, fresh()).min(most);
+    if let (Some(pace), Some(m)) = (level.pace, best) {
+        let ms = pace.ms(board, last, m, &complete);
         let deadline = start + Duration::from_millis(ms);
         let left = || deadline.saturating_duration_since(Instant::now());
         while !wake.load(Relaxed) && !left().is_zero() {

@@ -91,9 +91,14 @@ pub fn plan(ask: Ask) -> Plan {
 }
 
 impl Plan {
+    /// On a clock, the move's share of it (ms): its budget's base.
+    pub fn base(&self) -> Option<u64> {
+        self.rule.as_ref().map(|r| r.budget.base)
+    }
+
     /// `debug on`'s line at a search's start.
     pub fn describe(&self) -> String {
-        let base = self.rule.as_ref().map_or(self.lim.soft, |r| r.budget.base);
+        let base = self.base().unwrap_or(self.lim.soft);
         let (soft, held_hard, depth, nodes) =
             (self.lim.soft, self.hard, self.lim.depth, self.lim.nodes);
         format!("limits base {base} soft {soft} hard {held_hard} depth {depth} nodes {nodes}")

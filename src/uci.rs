@@ -5,7 +5,7 @@ use crate::game::{letter, start_board, Game};
 use crate::input::{int, parse_fen, short, Event, MAX_LINE};
 use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
 use crate::output::{diagram, moves_text, Score, VERSION};
-use crate::pace;
+use crate::pace::Pace;
 use crate::searcher::{hashfull, lock, Searcher, HASH_MB, MAX_LINES, MAX_THREADS};
 use crate::timeman::{plan, Ask, OVERHEAD_MS};
 use rmax::{Board, Info, Move, START, W};
@@ -194,7 +194,7 @@ impl Uci {
         // a level's pace within the hard limit, none while held (it could outlast the budget)
         let (hard, paced) = (plan.hard, self.option("SimulateThinkingTime") == 1 && !held);
         let level = self.level().map(|l| Level {
-            pace: paced.then(|| hard.min(pace::MAX_MS)),
+            pace: paced.then(|| Pace::new(plan.base(), hard)),
             ..l
         });
         if self.debug {

@@ -892,6 +892,11 @@ pub fn say_has(r: &mut Rmax, line: &str, part: &str) -> String {
     out
 }
 
+/// What the terminal said before it wrapped it at 80 columns: its lines joined by spaces.
+pub fn unwrapped(text: &str) -> String {
+    text.replace('\n', " ")
+}
+
 /// The terminal's `fen`: the FEN of the position now.
 pub fn terminal_fen(r: &mut Rmax) -> String {
     say(r, "fen").trim_end_matches(PROMPT).trim().to_string()

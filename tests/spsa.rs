@@ -3,7 +3,9 @@
 //! failing fastchess or a result not of the values planned stops the run with exit code 1 and
 //! the state as it was; and a whole run (a stand-in fastchess that reports a result without
 //! playing, a stand-in tune build) saves, logs, resumes, reports and applies its values to a
-//! copy of the sources. No real games are played.
+//! copy of the sources; `--set` and `--from` (OpenBench's values) apply without a run, and
+//! `--openbench` prints OpenBench's SPSA input. A tune build of other sources (its defaults or
+//! its bench not this rmax's) is refused, saying what to rebuild. No real games are played.
 
 mod common;
 use common::{assert_has, data_path, script, tool, Scratch};
@@ -15,10 +17,10 @@ fn spsa(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     tool("spsa", dir, args)
 }
 
-/// A fresh folder for one test (a space in its path), with src/tools and openings.epd.
+/// A fresh folder for one test (a space in its path), with src/ and openings.epd.
 fn scratch(name: &str) -> Scratch {
     let dir = Scratch::new(&format!("spsa cli-{name}"));
-    fs::create_dir_all(dir.join("src/tools")).expect("a directory");
+    fs::create_dir_all(dir.join("src")).expect("a directory");
     fs::copy(data_path("openings.epd"), dir.join("openings.epd")).expect("openings");
     dir
 }
@@ -29,16 +31,38 @@ fn no_state_written(dir: &Path) {
     assert!(!state.exists(), "{} was written", state.display());
 }
 
-/// A stand-in tune build: it answers `uci` with the options of RfpMargin and AspWindow.
+/// A stand-in tune build: it answers `uci` with the options of RfpMargin and AspWindow (at
+/// `rfp`), and `bench` as `bench` does (this rmax's bench, or `bench`).
+#[cfg(unix)]
+fn stand_in(dir: &Path, name: &str, rfp: i32, bench: Option<&str>) -> String {
+    let rmax = env!("CARGO_BIN_EXE_rmax");
+    let bench = bench.map_or(format!("exec '{rmax}' bench"), |b| {
+        format!("echo '{b}'; exit")
+    });
+    script(
+        &dir.join(name),
+        &format!(
+            "[ \"$1\" = bench ] && {{ {bench}; }}\n\
+             echo 'id name rmax'\n\
+             echo 'option name RfpMargin type spin default {rfp} min 20 max 200'\n\
+             echo 'option name AspWindow type spin default 25 min 8 max 80'\n\
+             echo uciok\n"
+        ),
+    )
+}
+
+/// A stand-in tune build of these sources.
 #[cfg(unix)]
 fn tune_build(dir: &Path) -> String {
-    script(
-        &dir.join("engine"),
-        "echo 'id name rmax'\n\
-         echo 'option name RfpMargin type spin default 71 min 20 max 200'\n\
-         echo 'option name AspWindow type spin default 25 min 8 max 80'\n\
-         echo uciok\n",
-    )
+    stand_in(dir, "engine", 71, None)
+}
+
+/// Copies of src/lib.rs and src/params.rs in `dir`.
+fn sources(dir: &Path) {
+    for file in ["src/lib.rs", "src/params.rs"] {
+        let from = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        fs::copy(from, dir.join(file)).expect("a copy");
+    }
 }
 
 /// A stand-in fastchess that notes its arguments and reports plus winning every game of a
@@ -357,13 +381,7 @@ fn a_run_saves_after_every_iteration_resumes_reports_and_applies() {
     assert_eq!(code, Some(0));
     assert_has(&out, "is complete");
     assert_has(&out, "AspWindow: 60 -> ");
-    for file in ["src/lib.rs", "src/tools/params.rs"] {
-        fs::copy(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join(file),
-            dir.join(file),
-        )
-        .expect("a copy");
-    }
+    sources(&dir);
     let (code, out, err) = spsa(&dir, &["--state", "run.txt", "--report", "--apply"]);
     assert_eq!(code, Some(0), "{out}{err}");
     let line = out
@@ -376,7 +394,7 @@ fn a_run_saves_after_every_iteration_resumes_reports_and_applies() {
         .and_then(|v| v.trim_end_matches(')').parse().ok())
         .expect("a new value");
     assert_ne!(new, 25, "{line}");
-    let tuning = fs::read_to_string(dir.join("src/tools/params.rs")).expect("params.rs");
+    let tuning = fs::read_to_string(dir.join("src/params.rs")).expect("params.rs");
     assert!(
         tuning.contains(&format!("p(\"AspWindow\", {new}, 8, 80")),
         "{line}"
@@ -385,5 +403,99 @@ fn a_run_saves_after_every_iteration_resumes_reports_and_applies() {
     assert!(
         lib.contains(&format!("c!({new})")) && !lib.contains("c!(25)"),
         "{line}"
+    );
+}
+
+/// A tune build of other sources stops the run before a game, with exit code 1 and what to
+/// rebuild: its default not this rmax's, its bench not this rmax's, or this rmax not built from
+/// the src/lib.rs here.
+#[cfg(unix)]
+#[test]
+fn a_tune_build_of_other_sources_is_refused_with_what_to_rebuild() {
+    let dir = scratch("stale");
+    let fastchess = winning_fastchess(&dir);
+    let run = |engine: &str| {
+        let args = "--params AspWindow --nodes 2000 --pairs 1 --openings openings.epd";
+        let mut args: Vec<&str> = args.split(' ').collect();
+        args.extend(["--engine", engine, "--fastchess", &fastchess]);
+        spsa(&dir, &args)
+    };
+    let rebuild = "cargo build --release --features tune --target-dir target/tune";
+    let (code, _, err) = run(&stand_in(&dir, "old", 70, None));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("starts RfpMargin at 70, this rmax at 71") && err.contains(rebuild),
+        "{err}"
+    );
+    let (code, _, err) = run(&stand_in(&dir, "other", 71, Some("5 nodes 9 nps")));
+    assert_eq!(code, Some(1), "{err}");
+    let why = "searches otherwise than this rmax (bench: 5 nodes, this rmax's ";
+    assert!(
+        err.contains(why) && err.contains("rebuild both") && err.contains(rebuild),
+        "{err}"
+    );
+    sources(&dir);
+    let lib = dir.join("src/lib.rs");
+    let text = fs::read_to_string(&lib)
+        .expect("lib.rs")
+        .replacen("c!(25)", "c!(26)", 1);
+    fs::write(&lib, text).expect("a changed copy");
+    let (code, _, err) = run(&tune_build(&dir));
+    assert_eq!(code, Some(1), "{err}");
+    assert_has(
+        &err,
+        "this rmax was built from other sources than src/ here",
+    );
+    assert!(!dir.join("calls.txt").exists(), "no game was played");
+    no_state_written(&dir);
+}
+
+/// `--set` with `--apply` writes one constant into every place at once, no run needed; OpenBench's
+/// final values (`--from`) likewise; `--openbench` prints its input, a line a constant.
+#[test]
+fn set_and_openbench_s_values_apply_without_a_run() {
+    let dir = scratch("set");
+    sources(&dir);
+    let read = |file: &str| fs::read_to_string(dir.join(file)).expect("a source");
+    let (lib, params) = (read("src/lib.rs"), read("src/params.rs"));
+    let (code, out, err) = spsa(&dir, &["--set", "RfpMargin=72", "--apply"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert_has(&out, "RfpMargin: c!(71) -> c!(72)");
+    assert_eq!(read("src/lib.rs"), lib.replace("c!(71)", "c!(72)"));
+    assert_eq!(
+        read("src/params.rs"),
+        params.replace("p(\"RfpMargin\", 71,", "p(\"RfpMargin\", 72,")
+    );
+    // this rmax holds 71 still: it is refused until rebuilt from the changed sources
+    fs::write(dir.join("ob.txt"), "RfpMargin, 70.6\nAspWindow, 27\n").expect("values");
+    let (code, _, err) = spsa(&dir, &["--from", "ob.txt", "--report"]);
+    assert!(
+        code == Some(1) && err.contains("rebuild it (cargo build --release"),
+        "{err}"
+    );
+    sources(&dir);
+    let (code, out, err) = spsa(&dir, &["--from", "ob.txt", "--report"]);
+    assert_eq!(code, Some(0), "{err}");
+    let changes = ["RfpMargin: c!(71) unchanged", "AspWindow: c!(25) -> c!(27)"];
+    assert!(changes.iter().all(|c| out.contains(c)), "{out}");
+    assert_eq!(read("src/lib.rs"), lib, "--report writes nothing");
+    let (code, _, err) = spsa(&dir, &["--from", "ob.txt", "--apply"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(read("src/lib.rs"), lib.replace("c!(25)", "c!(27)"));
+    let (code, _, err) = spsa(
+        &dir,
+        &["--set", "RfpMargin=72", "--from", "ob.txt", "--apply"],
+    );
+    assert!(
+        code == Some(2) && err.contains("exclude each other"),
+        "{err}"
+    );
+    no_state_written(&dir);
+    let (code, out, _) = spsa(&dir, &["--openbench"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(out.lines().count(), 15, "{out}");
+    assert!(
+        out.starts_with("RfpMargin, int, 71, 20, 200, 8, 0.002\n"),
+        "{out}"
     );
 }

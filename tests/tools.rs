@@ -549,7 +549,7 @@ mod spsa_inside {
         let text = listed(&[(rfp, rfp.default + 1), (asp, asp.default)], "ob.txt");
         let change = format!("RfpMargin: c!({}) -> c!({})", rfp.default, rfp.default + 1);
         assert!(
-            text.contains(&change) && text.contains("with --apply"),
+            text.contains(&change) && text.contains("(--apply: into src/lib.rs"),
             "{text}"
         );
     }

@@ -507,10 +507,7 @@ pub fn listed(changes: &[Change], from: &str) -> String {
     for &(p, new) in changes {
         text += &format!("  {}: {}\n", p.name, change(p, new));
     }
-    text + &advice(
-        changes,
-        "To write them into the sources: the same command with --apply",
-    )
+    text + &advice(changes, "(--apply: into src/lib.rs and src/params.rs)")
 }
 
 /// `--set`'s `A=v,B=w`: each constant with its value, in its range.
@@ -605,7 +602,8 @@ pub fn apply(changes: &[Change]) -> Result<(), String> {
     written.map_err(|e| format!("cannot write src/lib.rs or src/params.rs: {e}"))?;
     say!(
         "rmax spsa: applied to src/lib.rs and src/params.rs. Now `cargo test --release --test \
-         tools`, rebuild (both builds), and verify with a match: rmax ab HEAD (README, rmax ab)."
+         tools`, rebuild (both builds), and play a match: rmax ab HEAD (README, Your first \
+         experiment)."
     );
     Ok(())
 }

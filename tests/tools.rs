@@ -103,7 +103,7 @@ fn a_normal_build_offers_no_search_constants() {
 }
 
 /// `Board::terms` is linear in its weights, which lets the tuner and `eval` take a term alone
-/// (tools::features): two weight sets and their sum, on positions with passed pawns,
+/// (features.rs): two weight sets and their sum, on positions with passed pawns,
 /// open files, pawn shields and lopsided material.
 #[test]
 fn terms_are_linear_in_their_weights() {

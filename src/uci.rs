@@ -360,13 +360,13 @@ fn parse_go<'a>(
     (numbers, errors, bad_clock)
 }
 
-/// A tune build's search constant (`src/tools/params.rs`).
+/// A tune build's search constant (`src/params.rs`).
 #[cfg(feature = "tune")]
 fn set_tunable(name: &str, value: &str) {
     let (shown, given) = (short(name), short(value));
     let bad = format!("{shown} needs a whole number, not '{given}'");
     let set = value.parse().map_err(|_| bad);
-    if let Err(e) = set.and_then(|v| crate::tools::params::set(name, v)) {
+    if let Err(e) = set.and_then(|v| crate::params::set(name, v)) {
         say!("info string error: {e}");
     }
 }
@@ -387,7 +387,7 @@ fn identify() {
         }
     }
     #[cfg(feature = "tune")]
-    for p in crate::tools::params::PARAMS {
+    for p in crate::params::PARAMS {
         let (name, default, min, max) = (p.name, p.default, p.min, p.max);
         say!("option name {name} type spin default {default} min {min} max {max}");
     }

@@ -78,7 +78,7 @@
 //!   (piece, square) and per right. **Tapered**: the evaluation's middle-game and end-game
 //!   values blended by the material left (PeSTO's tables, a public set of such values).
 //! - **SPSA**: a tuner that nudges all the constants at once by the results of games.
-//! - **`c!(v)`**: a search constant, tunable by SPSA; its name (src/tools/params.rs) stands in a
+//! - **`c!(v)`**: a search constant, tunable by SPSA; its name (src/params.rs) stands in a
 //!   comment beside it or a few lines above. It is keyed by its default value v (no two
 //!   constants share one), so the same `c!(v)` written twice is one constant (HistoryMax,
 //!   `c!(512)`, is written twice: the histories' step cap and their gravity's divisor).
@@ -153,7 +153,7 @@ use std::sync::{
 use std::{fmt, hint::black_box, time::Instant};
 
 /// `c!(v)`: the search constant v, tunable by SPSA. A build with the feature `tune` adds the
-/// offset its interface set at `TUNE[v]` (src/tools/params.rs names each constant; no two
+/// offset its interface set at `TUNE[v]` (src/params.rs names each constant; no two
 /// share a value); in any other build the `if` is `if false` and folds away.
 macro_rules! c {
     ($v:literal) => {

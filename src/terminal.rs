@@ -2,12 +2,14 @@
 
 use crate::clock::{face, pgn_clock, read_control, Clock, MAX_INCREMENT, MAX_MINUTES};
 use crate::eval::explain;
-use crate::game::{letter, line_san, numbered, read_move, read_pgn, san, start_board, today};
+use crate::game::{chess960_start, letter, line_san, numbered, read_move, read_pgn, san};
+use crate::game::{start_board, today};
 use crate::game::{Game, Note, Parsed, PgnGame};
 use crate::input::{int, parse_fen, short, split_word, Event, MAX_LINE};
 use crate::level::{Level, ELO_MAX, ELO_MIN};
 use crate::output::{colour, diagram, Score, VERSION};
 use crate::pace;
+use crate::random::fresh;
 use crate::review::{review_game, Effort, NODES};
 use crate::searcher::{lock, Searcher, MAX_THREADS};
 use crate::timeman::{plan, Ask, OVERHEAD_MS};
@@ -27,6 +29,7 @@ fn help() -> String {
 thinks, Enter or move makes it move now (quit too, and leaves); other commands wait for its
 move, and a move typed at the keyboard is not kept (type it after rmax's move). Commands:
   new, undo, resign   a new game (your colour kept); take back your move and rmax's; give up
+  new 960 [n]         a Chess960 game: Scharnagl's start n (0 to 959, 518 standard) or a random one
   white, black, go    choose your side; go: rmax takes the side to move, you the other
   hint, moves         a move for you (a short search); the legal moves
   analyse [n]         the n best lines (1 to {MAX_ANALYSED}; default 3), deeper until Enter (also: analyze)
@@ -58,9 +61,13 @@ const COMMANDS: [Command; 28] = [
     (&["help", "?"], |t, _| {
         say!("{}\nNow: {}, {}.", help(), t.limit_text(), t.how(true))
     }),
-    (&["new"], |t, _| {
+    (&["new"], |t, arg| {
+        let game = match new_game(arg) {
+            Ok(game) => game,
+            Err(e) => return say!("{e}"),
+        };
         t.search.new_game(); // an empty hash table, no history
-        t.set_game(Game::new(start_board()), Some(t.human));
+        t.set_game(game, Some(t.human));
     }),
     (&["undo"], |t, _| {
         if t.game.resigned.take().is_some() {
@@ -310,6 +317,35 @@ const COMMANDS: [Command; 28] = [
     }),
     (&["quit", "exit"], |_, _| {}),
 ];
+/// `new`'s game: the start position, or after `960` Chess960's start number n (Scharnagl's
+/// numbering, 0 to 959; none: a random one), said with its back rank.
+fn new_game(arg: &str) -> Result<Game, String> {
+    let n = match split_word(arg) {
+        ("", _) => return Ok(Game::new(start_board())),
+        ("960", "") => fresh() as usize % 960,
+        ("960", n) => match int(n) {
+            Some(n @ 0..=959) => n as usize,
+            _ => {
+                return Err(format!(
+                    "new 960 takes a start number from 0 to 959, not '{}'.",
+                    short(n)
+                ))
+            }
+        },
+        _ => {
+            return Err(format!(
+                "new takes nothing or 960 (new 960, new 960 518), not '{}'.",
+                short(arg)
+            ))
+        }
+    };
+    let mut game = Game::new(chess960_start(n));
+    game.chess960 = true;
+    let rank: String = (0..8).map(|f| letter(game.board().b[f])).collect();
+    say!("Chess960, start position {n} ({rank}): castle by O-O, O-O-O or the king onto its rook.");
+    Ok(game)
+}
+
 /// The commands that need a game still played (else they say it is over).
 const IN_PLAY: [&str; 6] = ["go", "hint", "resign", "moves", "analyse", "analyze"];
 
@@ -829,7 +865,8 @@ impl Terminal {
     /// The board from the person's side (unless flipped), the last move in brackets; the status.
     fn show(&self) {
         let (board, last) = (self.game.board(), self.game.moves.last());
-        let marked = |square: usize| last.is_some_and(|m| m.from == square || m.to == square);
+        // (a castling king's target: its twin, to & 119 back on the board)
+        let marked = |square: usize| last.is_some_and(|m| m.from == square || m.to & 119 == square);
         let turned = self.flip != (self.human == 16);
         let text = diagram(board, turned, marked, |p| self.piece(p));
         let last = self.game.last_numbered();

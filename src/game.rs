@@ -11,6 +11,80 @@ pub fn start_board() -> Board {
     Board::from_fen(START).expect("START is a valid FEN")
 }
 
+/// Chess960's start position number `n` (0 to 959) by Scharnagl's numbering (518: the standard
+/// one): the light-squared bishop's file, the dark-squared one's, the queen's among the empty
+/// files, the knights' pair, then rook, king, rook on the three files left; castling rights as
+/// X-FEN writes them (`KQkq`: each rook the outermost on its side).
+pub fn chess960_start(n: usize) -> Board {
+    let mut rank = [' '; 8];
+    let (n, light) = (n % 960 / 4, n % 4);
+    let (n, dark) = (n / 4, n % 4);
+    (rank[light * 2 + 1], rank[dark * 2]) = ('B', 'B');
+    let (n, queen) = (n / 6, n % 6);
+    // the knights' files among the five left: pair n of the ten, in order ((0, 1), (0, 2), ...)
+    let mut pairs = (0..5).flat_map(|a| (a + 1..5).map(move |b| (a, b)));
+    let (first, second) = pairs.nth(n).expect("ten pairs");
+    for (i, piece) in [
+        (queen, 'Q'),
+        (second, 'N'),
+        (first, 'N'),
+        (0, 'R'),
+        (0, 'K'),
+        (0, 'R'),
+    ] {
+        let empty = (0..8)
+            .filter(|&f| rank[f] == ' ')
+            .nth(i)
+            .expect("an empty file");
+        rank[empty] = piece;
+    }
+    let white: String = rank.iter().collect();
+    let black = white.to_lowercase();
+    let fen = format!("{black}/pppppppp/8/8/8/8/PPPPPPPP/{white} w KQkq - 0 1");
+    Board::from_fen(&fen).expect("a Chess960 start is a valid FEN")
+}
+
+/// Do `board`'s castling rights take Chess960 to play (a king off the e-file, a rook off the
+/// corners)?
+pub fn chess960_rights(board: &Board) -> bool {
+    // right i's rook in its corner (h1 a1 h8 a8), its king on the e-file (e1 e8)
+    let corners =
+        |i: usize| board.rooks[i] == [7, 0, 119, 112][i] && board.b[[4, 116][i / 2]] & 7 == 6;
+    (0..4).any(|i| board.castle >> i & 1 > 0 && !corners(i))
+}
+
+/// A legal move's coordinates: castling as the king's two squares (e1g1), or with `chess960`
+/// (and where the king goes less far) as the king taking its own rook (e1h1), as UCI_Chess960
+/// and lichess write it.
+pub fn coordinates(board: &Board, m: Move, chess960: bool) -> String {
+    match board.castles(m) {
+        Some(rook) if chess960 || m.to & 8 > 0 => square_name(m.from) + &square_name(rook),
+        _ => m.to_string(),
+    }
+}
+
+/// Moves in coordinates from `board` on, as `coordinates` writes each (a line of a search).
+pub fn line_coordinates(board: &Board, moves: &[Move], chess960: bool) -> String {
+    let mut board = *board;
+    let mut words = vec![];
+    for &m in moves {
+        words.push(coordinates(&board, m, chess960));
+        board.make(m);
+    }
+    words.join(" ")
+}
+
+/// The legal move `coordinates` writes as `text` (either way, the other if none fits).
+pub fn parse_coordinates(board: &Board, text: &str, chess960: bool) -> Option<Move> {
+    let moves = board.gen(false);
+    let find = |chess960| {
+        moves
+            .iter()
+            .find(|&&m| coordinates(board, m, chess960) == text)
+    };
+    find(chess960).or_else(|| find(!chess960)).copied()
+}
+
 /// The FEN letter of a piece code (as in lib.rs), '.' for an empty square.
 pub fn letter(piece: u8) -> char {
     let letter = LETTERS.as_bytes().get(piece as usize);
@@ -40,6 +114,8 @@ pub struct Game {
     pub clocks: Vec<Option<i64>>,
     /// An end the rules do not see: a resignation, a flag, a loaded game's result.
     pub over: Option<End>,
+    /// A Chess960 game (PGN's Variant tag): chosen so, or its start's castling rights need it.
+    pub chess960: bool,
 }
 
 /// How a game ended: the winner's colour for a mate and a recorded result (None: drawn), the
@@ -106,6 +182,7 @@ impl Game {
             moves: vec![],
             clocks: vec![],
             over: None,
+            chess960: chess960_rights(&start),
         }
     }
 
@@ -166,6 +243,9 @@ impl Game {
         let extra = extra.iter().map(|(k, v)| (*k, v.clone()));
         let tags = seven.into_iter().zip(values).chain(extra);
         let mut tags: Vec<Tag> = tags.map(|(k, v)| (k.to_string(), v)).collect();
+        if self.chess960 {
+            tags.push(("Variant".into(), "Chess960".into()));
+        }
         if self.start.fen() != START {
             tags.push(("SetUp".into(), "1".into()));
             tags.push(("FEN".into(), self.start.fen()));
@@ -366,16 +446,22 @@ pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
 
 /// The moves up to the result; a game without one (and without moves, or before tags) is cut short.
 fn read_moves(tags: &[Tag], tokens: &mut Tokens, strict: bool) -> Result<(Game, String), String> {
-    // the start: the FEN tag's position, or the start position; a variant is refused
+    // the start: the FEN tag's position, or the start position; a variant but Chess960 (by any
+    // of its names) is refused
     let given = tag_value(tags, "Variant").unwrap_or("");
-    let variant = given.trim().to_ascii_lowercase();
-    if !["standard", "chess", "from position", "normal", ""].contains(&variant.as_str()) {
-        let (variant, why) = (short(given), "not standard chess, the only game rmax plays");
-        return Err(format!("the variant '{variant}' is {why}"));
+    let variant = given
+        .trim()
+        .to_ascii_lowercase()
+        .replace([' ', '-', '_'], "");
+    let chess960 = CHESS960.contains(&variant.as_str());
+    if !chess960 && !["standard", "chess", "fromposition", "normal", ""].contains(&&*variant) {
+        let why = "not standard chess or Chess960, the games rmax plays";
+        return Err(format!("the variant '{}' is {why}", short(given)));
     }
     let fen = tag_value(tags, "FEN").map(|fen| parse_fen(fen.trim()));
     let fen = fen.transpose().map_err(|e| format!("bad FEN tag: {e}"))?;
     let mut game = Game::new(fen.unwrap_or_else(start_board));
+    game.chess960 |= chess960;
     // a movetext without its result token: the Result tag stands, if it is one
     let tagged = tag_value(tags, "Result").filter(|r| ["1-0", "0-1", "1/2-1/2"].contains(r));
     let cut = strict && tagged.is_none();
@@ -466,6 +552,10 @@ pub fn line_san(board: &Board, moves: &[Move]) -> String {
     words.join(" ")
 }
 
+/// PGN's names of Chess960 (lower case, without spaces, hyphens and underscores): lichess's,
+/// cutechess's and fastchess's (`fischerandom`), and others'.
+const CHESS960: [&str; 5] = ["chess960", "960", "fischerandom", "fischerrandom", "frc"];
+
 /// What a move text can mean in a position.
 pub enum Parsed {
     Move(Move),
@@ -534,10 +624,12 @@ pub fn read_among(board: &Board, text: &str, legal: Vec<Move>) -> Parsed {
     // no piece letter: a pawn, unless the text names the from-square (coordinates)
     let coordinates = kind.is_none() && from_file.is_some() && from_rank.is_some();
     let (kind, pawn_file) = (kind.unwrap_or(1), from_file.unwrap_or(to & 7));
+    // (coordinates: castling also as the king taking its own rook, e1h1)
+    let rook = |m: &Move| board.castles(*m);
     let fits = |m: &Move| match castle {
-        Some(i) => board.b[m.from] & 7 == 6 && m.to as i32 - m.from as i32 == [2, -2][i / 3],
+        Some(i) => rook(m).is_some_and(|r| (r > m.from) == (i < 3)), // O-O: the rook east
         None => {
-            m.to == to
+            (m.to == to || coordinates && rook(m) == Some(to))
                 && (coordinates || board.b[m.from] & 7 == kind)
                 && from_file.is_none_or(|f| m.from & 7 == f)
                 && from_rank.is_none_or(|r| m.from >> 4 == r)
@@ -561,10 +653,10 @@ pub fn san(board: &Board, m: Move) -> String {
     let (from, to) = (square_name(m.from), square_name(m.to));
     let promotion = (m.promo > 0).then(|| format!("={}", white(m.promo)));
     let promotion = promotion.unwrap_or_default();
-    let mut s = match p {
-        6 if m.from.abs_diff(m.to) == 2 => ["O-O-O", "O-O"][usize::from(m.to > m.from)].into(),
-        1 if m.from & 7 != m.to & 7 => format!("{}x{to}{promotion}", &from[..1]),
-        1 => to + &promotion,
+    let mut s = match (p, board.castles(m)) {
+        (_, Some(rook)) => ["O-O-O", "O-O"][usize::from(rook > m.from)].into(), // rook east: O-O
+        (1, _) if m.from & 7 != m.to & 7 => format!("{}x{to}{promotion}", &from[..1]),
+        (1, _) => to + &promotion,
         _ => {
             // the from-file, rank or square when a piece of the same kind could go there too
             let rival = |o: &Move| o.to == m.to && o.from != m.from && board.b[o.from] & 7 == p;

@@ -150,7 +150,8 @@ fn fail(msg: &str) -> ! {
 fn perft(depth: &str, fen: &[&str]) {
     let (depth, board) = (depth_argument("perft", depth, 0..=20), board("perft", fen));
     let clock = Instant::now();
-    let nodes = searcher::divide(&board, depth, &AtomicBool::new(false)).unwrap_or(0);
+    let chess960 = game::chess960_rights(&board); // (castling then as the king taking its rook)
+    let nodes = searcher::divide(&board, depth, &AtomicBool::new(false), chess960).unwrap_or(0);
     let secs = clock.elapsed().as_secs_f64();
     let (time, speed) = (duration(secs), nodes as f64 / secs.max(1e-9));
     say!("\nTime: {time}, {speed:.0} leaves per second\nNodes searched: {nodes}");

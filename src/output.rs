@@ -1,6 +1,6 @@
 //! What every front end prints alike: the version, scores, lines of moves and the board.
 
-use rmax::{Board, Move, MATE};
+use rmax::{Board, MATE};
 
 /// Prints a line: closed output is no reason to panic; the lock keeps lines whole.
 macro_rules! say {
@@ -116,11 +116,6 @@ impl Score {
             Score::Mate(n) => format!("#{n}"),
         }
     }
-}
-
-pub fn moves_text(moves: &[Move]) -> String {
-    let names: Vec<String> = moves.iter().map(Move::to_string).collect();
-    names.join(" ")
 }
 
 /// The board, rank 8 on top unless `turned`, pieces as `piece` draws them, `marked` ones bracketed.

@@ -1,7 +1,7 @@
 //! The engine on a thread of its own, so that the front end keeps reading input: a job ends with
 //! Event::Done, then the front end joins it. Lazy SMP's helpers share the hash table.
 
-use crate::game::Game;
+use crate::game::{coordinates, Game};
 use crate::input::Event;
 use crate::level::Level;
 use crate::output::Score;
@@ -108,9 +108,9 @@ impl Searcher {
     }
 
     /// `go perft`: `divide`'s counts and the total; `stop` ends it early.
-    pub fn perft(&mut self, board: Board, depth: u32) {
+    pub fn perft(&mut self, board: Board, depth: u32, chess960: bool) {
         self.spawn(Box::new(move |engine, _, _| {
-            match divide(&board, depth, &engine.stop) {
+            match divide(&board, depth, &engine.stop, chess960) {
                 Ok(total) => say!("\nNodes searched: {total}"),
                 Err(stopped) => say!("info string {stopped}"),
             }
@@ -317,8 +317,9 @@ pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().expect("a lock no panic poisoned")
 }
 
-/// Prints the leaves below each move (`e2e4: 20`) and returns the sum; stopped, how far it came.
-pub fn divide(board: &Board, depth: u32, stop: &AtomicBool) -> Result<u64, String> {
+/// Prints the leaves below each move (`e2e4: 20`, castling as `chess960` says) and returns the
+/// sum; stopped, how far it came.
+pub fn divide(board: &Board, depth: u32, stop: &AtomicBool, chess960: bool) -> Result<u64, String> {
     let (moves, mut total) = (board.gen(false), 0);
     for (done, &m) in moves.iter().enumerate().filter(|_| depth > 0) {
         let Some(n) = perft(&board.after(m), depth - 1, stop) else {
@@ -326,7 +327,7 @@ pub fn divide(board: &Board, depth: u32, stop: &AtomicBool) -> Result<u64, Strin
             let stopped = format!("perft stopped after {done} of {of} moves: {total} nodes");
             return Err(stopped);
         };
-        say!("{m}: {n}");
+        say!("{}: {n}", coordinates(board, m, chess960));
         total += n;
     }
     Ok(if depth == 0 { 1 } else { total })

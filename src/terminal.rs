@@ -2,12 +2,13 @@
 
 use crate::clock::{face, read_control, Clock, MAX_INCREMENT, MAX_MINUTES};
 use crate::eval::explain;
-use crate::game::{letter, line_san, numbered, read_move, read_pgn, san, start_board, today};
-use crate::game::{tag_value, End, Game, Parsed, PgnGame, Tag};
+use crate::game::{chess960_start, letter, line_san, numbered, read_move, read_pgn, san};
+use crate::game::{start_board, tag_value, today, End, Game, Parsed, PgnGame, Tag};
 use crate::input::{int, parse_fen, short, split_word, Event, MAX_LINE};
 use crate::level::{Level, ELO_MAX, ELO_MIN};
 use crate::output::{colour, diagram, wrap, Score, VERSION, WIDTH};
 use crate::pace::{self, Pace};
+use crate::random::fresh;
 use crate::review::{review_game, Effort, NODES};
 use crate::searcher::{lock, Searcher, MAX_THREADS};
 use crate::timeman::{plan, Ask, OVERHEAD_MS};
@@ -35,6 +36,8 @@ move, and a move typed meanwhile is not kept. Commands:";
     let commands = format!(
         "  new, undo, resign   a new game; take back your move and rmax's, or the game's end; \
 give up
+  new 960 [n]         a Chess960 game: Scharnagl's start n (0 to 959, 518 the standard one) \
+or a random one
   white, black, go    your side; go: rmax takes the side to move, you the other
   hint, moves         a move for you (a short search); the legal moves
   analyse [n]         the n best lines (1 to {MAX_ANALYSED}, default 3) until Enter; analyze
@@ -68,9 +71,13 @@ const COMMANDS: [Command; 28] = [
     (&["help", "?"], |t, _| {
         tell!("{}\nNow: {}, {}.", help(), t.limit_text(), t.how(true))
     }),
-    (&["new"], |t, _| {
+    (&["new"], |t, arg| {
+        let game = match new_game(arg) {
+            Ok(game) => game,
+            Err(e) => return say!("{e}"),
+        };
         t.search.new_game(); // an empty hash table, no history
-        t.set_game(Game::new(start_board()), Some(t.human), vec![]);
+        t.set_game(game, Some(t.human), vec![]);
     }),
     (&["undo"], |t, _| {
         if let Some(end) = t.game.over.take() {
@@ -327,6 +334,35 @@ const COMMANDS: [Command; 28] = [
     }),
     (&["quit", "exit"], |_, _| {}),
 ];
+/// `new`'s game: the start position, or after `960` Chess960's start number n (Scharnagl's
+/// numbering, 0 to 959; none: a random one), said with its back rank.
+fn new_game(arg: &str) -> Result<Game, String> {
+    let n = match split_word(arg) {
+        ("", _) => return Ok(Game::new(start_board())),
+        ("960", "") => fresh() as usize % 960,
+        ("960", n) => match int(n) {
+            Some(n @ 0..=959) => n as usize,
+            _ => {
+                return Err(format!(
+                    "new 960 takes a start number from 0 to 959, not '{}'.",
+                    short(n)
+                ))
+            }
+        },
+        _ => {
+            return Err(format!(
+                "new takes nothing or 960 (new 960, new 960 518), not '{}'.",
+                short(arg)
+            ))
+        }
+    };
+    let mut game = Game::new(chess960_start(n));
+    game.chess960 = true;
+    let rank: String = (0..8).map(|f| letter(game.board().b[f])).collect();
+    say!("Chess960, start position {n} ({rank}): castle by O-O, O-O-O or the king onto its rook.");
+    Ok(game)
+}
+
 /// The commands that need a game still played (else they say it is over).
 const IN_PLAY: [&str; 6] = ["go", "hint", "resign", "moves", "analyse", "analyze"];
 
@@ -919,7 +955,8 @@ impl Terminal {
     /// The board from the person's side (unless flipped), the last move in brackets; the status.
     fn show(&self) {
         let (board, last) = (self.game.board(), self.game.moves.last());
-        let marked = |square: usize| last.is_some_and(|m| m.from == square || m.to == square);
+        // (a castling king's target: its twin, to & 119 back on the board)
+        let marked = |square: usize| last.is_some_and(|m| m.from == square || m.to & 119 == square);
         let turned = self.flip != (self.human == 16);
         let text = diagram(board, turned, marked, |p| self.piece(p));
         let last = self.game.last_numbered();

@@ -201,8 +201,8 @@ fn a_bad_or_cut_pgn_gets_an_error_naming_the_game_and_move_and_leaves_no_file() 
             "game 2 (C - D): a comment opened with '{' is never closed",
         ),
         (
-            "[White \"C\"]\n[Black \"D\"]\n[Variant \"Chess960\"]\n\n1. d4 *\n",
-            "game 2 (C - D): the variant 'Chess960' is not standard chess",
+            "[White \"C\"]\n[Black \"D\"]\n[Variant \"Atomic\"]\n\n1. d4 *\n",
+            "game 2 (C - D): the variant 'Atomic' is not standard chess or Chess960",
         ),
         ("", "no game found"),
     ];

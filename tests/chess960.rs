@@ -342,6 +342,7 @@ fn the_terminal_takes_castling_every_way_and_says_why_not() {
         ),
     ] {
         say(&mut r, &format!("setboard {fen}"));
-        say_has(&mut r, typed, &format!("Illegal move '{typed}': {why}."));
+        let out = unwrapped(&say(&mut r, typed));
+        assert_has(&out, &format!("Illegal move '{typed}': {why}."));
     }
 }

@@ -20,6 +20,12 @@ impl Clock {
         Clock { control, left, at }
     }
 
+    /// A clock of `minutes` each and `increment` s a move, if a person may set it.
+    pub fn set(minutes: f64, increment: f64) -> Option<Clock> {
+        let allowed = minutes > 0.0 && minutes <= MAX_MINUTES && increment <= MAX_INCREMENT;
+        allowed.then(|| Clock::new((minutes * 60.0, increment)))
+    }
+
     /// As PGN's TimeControl has it: `600+5`.
     pub fn control(self) -> String {
         format!("{}+{}", self.control.0, self.control.1)
@@ -56,6 +62,17 @@ pub fn face(ms: i64) -> String {
 pub fn pgn_clock(ms: i64) -> String {
     let s = ms.max(0) / 1000;
     format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+/// The time left (ms) of a PGN comment's `[%clk 0:09:55]` (hours, minutes, seconds), if any.
+pub fn comment_clock(comment: &str) -> Option<i64> {
+    let (_, clock) = comment.split_once("[%clk")?;
+    let (clock, _) = clock.split_once(']')?;
+    let parts = clock.trim().split(':').map(|p| p.parse::<f64>().ok());
+    let parts: Option<Vec<f64>> = parts.collect();
+    let parts = parts.filter(|p| p.len() <= 3 && p.iter().all(|v| v.is_finite() && *v >= 0.0))?;
+    let seconds = parts.iter().fold(0.0, |s, p| s * 60.0 + p);
+    Some((seconds * 1000.0).round() as i64)
 }
 
 /// `[moves/]base[+increment]` (`40/60+0.5`, `10+5`, `8`, a base also `5:30`), numbers as written,

@@ -1,8 +1,6 @@
 //! `eval`'s table: `Board::eval` taken apart, a row per group of features (README, The engine).
 
-use crate::tools::features::{
-    lib_weights, line, unpack, Position, FULL_PHASE, PST, TERMS, W_LINES,
-};
+use crate::features::{lib_weights, line, unpack, Position, FULL_PHASE, PST, TERMS, W_LINES};
 use rmax::Board;
 use std::fmt;
 

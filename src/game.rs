@@ -1,13 +1,88 @@
 //! The game record every front end shares: positions, how a game ends, SAN, PGN.
 
+use crate::clock::{comment_clock, pgn_clock};
 use crate::input::{clean, parse_fen, short};
-use crate::output::colour;
+use crate::output::{colour, fill};
 use rmax::{square_name, Board, Move, LETTERS, START};
 use std::iter::Peekable;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub fn start_board() -> Board {
     Board::from_fen(START).expect("START is a valid FEN")
+}
+
+/// Chess960's start position number `n` (0 to 959) by Scharnagl's numbering (518: the standard
+/// one): the light-squared bishop's file, the dark-squared one's, the queen's among the empty
+/// files, the knights' pair, then rook, king, rook on the three files left; castling rights as
+/// X-FEN writes them (`KQkq`: each rook the outermost on its side).
+pub fn chess960_start(n: usize) -> Board {
+    let mut rank = [' '; 8];
+    let (n, light) = (n % 960 / 4, n % 4);
+    let (n, dark) = (n / 4, n % 4);
+    (rank[light * 2 + 1], rank[dark * 2]) = ('B', 'B');
+    let (n, queen) = (n / 6, n % 6);
+    // the knights' files among the five left: pair n of the ten, in order ((0, 1), (0, 2), ...)
+    let mut pairs = (0..5).flat_map(|a| (a + 1..5).map(move |b| (a, b)));
+    let (first, second) = pairs.nth(n).expect("ten pairs");
+    for (i, piece) in [
+        (queen, 'Q'),
+        (second, 'N'),
+        (first, 'N'),
+        (0, 'R'),
+        (0, 'K'),
+        (0, 'R'),
+    ] {
+        let empty = (0..8)
+            .filter(|&f| rank[f] == ' ')
+            .nth(i)
+            .expect("an empty file");
+        rank[empty] = piece;
+    }
+    let white: String = rank.iter().collect();
+    let black = white.to_lowercase();
+    let fen = format!("{black}/pppppppp/8/8/8/8/PPPPPPPP/{white} w KQkq - 0 1");
+    Board::from_fen(&fen).expect("a Chess960 start is a valid FEN")
+}
+
+/// Do `board`'s castling rights take Chess960 to play (a king off the e-file, a rook off the
+/// corners)?
+pub fn chess960_rights(board: &Board) -> bool {
+    // right i's rook in its corner (h1 a1 h8 a8), its king on the e-file (e1 e8)
+    let corners =
+        |i: usize| board.rooks[i] == [7, 0, 119, 112][i] && board.b[[4, 116][i / 2]] & 7 == 6;
+    (0..4).any(|i| board.castle >> i & 1 > 0 && !corners(i))
+}
+
+/// A legal move's coordinates: castling as the king's two squares (e1g1), or with `chess960`
+/// (and where the king goes less far) as the king taking its own rook (e1h1), as UCI_Chess960
+/// and lichess write it.
+pub fn coordinates(board: &Board, m: Move, chess960: bool) -> String {
+    match board.castles(m) {
+        Some(rook) if chess960 || m.to & 8 > 0 => square_name(m.from) + &square_name(rook),
+        _ => m.to_string(),
+    }
+}
+
+/// Moves in coordinates from `board` on, as `coordinates` writes each (a line of a search).
+pub fn line_coordinates(board: &Board, moves: &[Move], chess960: bool) -> String {
+    let mut board = *board;
+    let mut words = vec![];
+    for &m in moves {
+        words.push(coordinates(&board, m, chess960));
+        board.make(m);
+    }
+    words.join(" ")
+}
+
+/// The legal move `coordinates` writes as `text` (either way, the other if none fits).
+pub fn parse_coordinates(board: &Board, text: &str, chess960: bool) -> Option<Move> {
+    let moves = board.gen(false);
+    let find = |chess960| {
+        moves
+            .iter()
+            .find(|&&m| coordinates(board, m, chess960) == text)
+    };
+    find(chess960).or_else(|| find(!chess960)).copied()
 }
 
 /// The FEN letter of a piece code (as in lib.rs), '.' for an empty square.
@@ -29,17 +104,22 @@ pub fn end_of(board: &Board, earlier: &[u64]) -> Option<End> {
     }
 }
 
-/// A game: its first position and the moves since, with the position after each.
+/// A game: its first position and the moves since, with the position after each and the
+/// mover's time left then (ms, on a clock: PGN's `[%clk]`).
 #[derive(Clone)]
 pub struct Game {
     start: Board,
     after: Vec<Board>,
     pub moves: Vec<Move>,
-    /// The colour that resigned, if one did.
-    pub resigned: Option<u8>,
+    pub clocks: Vec<Option<i64>>,
+    /// An end the rules do not see: a resignation, a flag, a loaded game's result.
+    pub over: Option<End>,
+    /// A Chess960 game (PGN's Variant tag): chosen so, or its start's castling rights need it.
+    pub chess960: bool,
 }
 
-/// How a game ended: the winner's colour for a mate, the loser's for a resignation.
+/// How a game ended: the winner's colour for a mate and a recorded result (None: drawn), the
+/// loser's for a resignation and a loss on time.
 #[derive(Clone, Copy)]
 pub enum End {
     Mate(u8),
@@ -48,13 +128,23 @@ pub enum End {
     Fifty,
     Material,
     Resignation(u8),
+    Time(u8),
+    Recorded(Option<u8>),
 }
 
 impl End {
+    /// A decided PGN result (`1-0`, `0-1`, `1/2-1/2`) as a recorded end.
+    pub fn recorded(result: &str) -> Option<End> {
+        let i = ["1-0", "0-1", "1/2-1/2"]
+            .iter()
+            .position(|&r| r == result)?;
+        Some(End::Recorded([Some(8), Some(16), None][i]))
+    }
+
     pub fn score(self) -> &'static str {
         match self {
-            End::Mate(8) | End::Resignation(16) => "1-0",
-            End::Mate(_) | End::Resignation(_) => "0-1",
+            End::Mate(8) | End::Resignation(16) | End::Time(16) | End::Recorded(Some(8)) => "1-0",
+            End::Mate(_) | End::Resignation(_) | End::Time(_) | End::Recorded(Some(_)) => "0-1",
             _ => "1/2-1/2",
         }
     }
@@ -70,6 +160,11 @@ impl End {
             End::Resignation(side) => {
                 format!("{} resigns: {} wins", colour(side), colour(side ^ 24))
             }
+            End::Time(side) => {
+                format!("{} loses on time: {} wins", colour(side), colour(side ^ 24))
+            }
+            End::Recorded(Some(winner)) => format!("{} won", colour(winner)),
+            End::Recorded(None) => "Drawn".into(),
         }
     }
 
@@ -85,7 +180,9 @@ impl Game {
             start,
             after: vec![],
             moves: vec![],
-            resigned: None,
+            clocks: vec![],
+            over: None,
+            chess960: chess960_rights(&start),
         }
     }
 
@@ -93,15 +190,28 @@ impl Game {
         self.after.last().unwrap_or(&self.start)
     }
 
-    /// Plays a legal move.
+    /// Plays a legal move (its clock unknown).
     pub fn push(&mut self, m: Move) {
         self.after.push(self.board().after(m));
         self.moves.push(m);
+        self.clocks.push(None);
     }
 
     pub fn pop(&mut self) {
         self.after.pop();
         self.moves.pop();
+        self.clocks.pop();
+    }
+
+    /// Each side's time left (ms) after its last move with a clock: [White, Black].
+    pub fn last_clocks(&self) -> [Option<i64>; 2] {
+        let mut last = [None; 2];
+        for (board, &ms) in self.positions().zip(&self.clocks) {
+            if ms.is_some() {
+                last[usize::from(board.side != 8)] = ms;
+            }
+        }
+        last
     }
 
     /// Every position of the game, the current one last.
@@ -116,8 +226,7 @@ impl Game {
     }
 
     pub fn end(&self) -> Option<End> {
-        let resigned = self.resigned.map(End::Resignation);
-        resigned.or_else(|| end_of(self.board(), &self.keys()))
+        self.over.or_else(|| end_of(self.board(), &self.keys()))
     }
 
     /// The last move with its number, e.g. `12... Nf6`.
@@ -134,6 +243,9 @@ impl Game {
         let extra = extra.iter().map(|(k, v)| (*k, v.clone()));
         let tags = seven.into_iter().zip(values).chain(extra);
         let mut tags: Vec<Tag> = tags.map(|(k, v)| (k.to_string(), v)).collect();
+        if self.chess960 {
+            tags.push(("Variant".into(), "Chess960".into()));
+        }
         if self.start.fen() != START {
             tags.push(("SetUp".into(), "1".into()));
             tags.push(("FEN".into(), self.start.fen()));
@@ -163,7 +275,7 @@ impl PgnGame {
         tag_value(&self.tags, name)
     }
 
-    /// The PGN text, with `notes` on the moves (by ply), lines of at most 80 columns.
+    /// The PGN text, with each move's clock and `notes` (by ply), lines of at most 80 columns.
     pub fn pgn(&self, notes: &[Note]) -> String {
         let escape = |v: &str| v.replace('\\', "\\\\").replace('"', "\\\"");
         let tag = |(k, v): &(String, String)| format!("[{k} \"{}\"]\n", escape(v));
@@ -176,25 +288,15 @@ impl PgnGame {
             }
             let note = notes.get(i).cloned().unwrap_or_default();
             units.push(san(board, m) + &note.suffix);
-            noted = !note.after.is_empty();
-            units.extend(note.after);
+            let clock = self.game.clocks.get(i).copied().flatten();
+            let clock = clock.map(|ms| format!("{{ [%clk {}] }}", pgn_clock(ms)));
+            let after: Vec<String> = clock.into_iter().chain(note.after).collect();
+            noted = !after.is_empty();
+            units.extend(after);
         }
         units.push(self.result.clone());
-        tags + "\n" + &wrap(&units, 80)
+        tags + "\n" + &fill(units.iter().map(String::as_str), 80, "")
     }
-}
-
-/// Units joined by spaces into lines of at most `width` columns (a longer unit alone).
-fn wrap(units: &[String], width: usize) -> String {
-    let (mut text, mut line) = (String::new(), String::new());
-    for unit in units {
-        if !line.is_empty() && line.chars().count() + 1 + unit.chars().count() > width {
-            text += &(std::mem::take(&mut line) + "\n");
-        }
-        let space = if line.is_empty() { "" } else { " " };
-        line = format!("{line}{space}{unit}");
-    }
-    text + &line
 }
 
 pub fn tag_value<'a>(tags: &'a [Tag], name: &str) -> Option<&'a str> {
@@ -206,15 +308,18 @@ pub fn tag_value<'a>(tags: &'a [Tag], name: &str) -> Option<&'a str> {
 pub type Tag = (String, String);
 type Tokens = Peekable<std::vec::IntoIter<Token>>;
 
-/// A piece of PGN text: a tag, a move (or what stands for one), a result, or what is wrong.
+/// A piece of PGN text: a tag, a move (or what stands for one), a comment's clock (`[%clk]`, in
+/// ms), a result, or what is wrong.
 enum Token {
     Tag(String, String),
     Word(String),
+    Clock(i64),
     Result(String),
     Bad(String),
 }
 
-/// PGN's tokens, without comments, variations, `%` lines, move numbers, NAGs, glyphs and `e.p.`.
+/// PGN's tokens, without variations, `%` lines, move numbers, NAGs, glyphs, `e.p.` and comments
+/// but their clocks.
 fn tokens(text: &str) -> Vec<Token> {
     let (mut out, mut depth, mut rest) = (vec![], 0usize, text);
     let bad = |e: &str| Token::Bad(e.to_string());
@@ -228,7 +333,11 @@ fn tokens(text: &str) -> Vec<Token> {
             '%' if at_line_start => &rest[line_end..],
             ';' => &rest[line_end..],
             '{' => match rest.find('}') {
-                Some(i) => &rest[i + 1..],
+                Some(i) => {
+                    let clock = comment_clock(&rest[1..i]).filter(|_| depth == 0);
+                    out.extend(clock.map(Token::Clock));
+                    &rest[i + 1..]
+                }
                 None => {
                     out.push(bad("a comment opened with '{' is never closed"));
                     return out;
@@ -337,22 +446,33 @@ pub fn read_pgn(text: &str, strict: bool) -> Result<Vec<PgnGame>, String> {
 
 /// The moves up to the result; a game without one (and without moves, or before tags) is cut short.
 fn read_moves(tags: &[Tag], tokens: &mut Tokens, strict: bool) -> Result<(Game, String), String> {
-    // the start: the FEN tag's position, or the start position; a variant is refused
+    // the start: the FEN tag's position, or the start position; a variant but Chess960 (by any
+    // of its names) is refused
     let given = tag_value(tags, "Variant").unwrap_or("");
-    let variant = given.trim().to_ascii_lowercase();
-    if !["standard", "chess", "from position", "normal", ""].contains(&variant.as_str()) {
-        let (variant, why) = (short(given), "not standard chess, the only game rmax plays");
-        return Err(format!("the variant '{variant}' is {why}"));
+    let variant = given
+        .trim()
+        .to_ascii_lowercase()
+        .replace([' ', '-', '_'], "");
+    let chess960 = CHESS960.contains(&variant.as_str());
+    if !chess960 && !["standard", "chess", "fromposition", "normal", ""].contains(&&*variant) {
+        let why = "not standard chess or Chess960, the games rmax plays";
+        return Err(format!("the variant '{}' is {why}", short(given)));
     }
     let fen = tag_value(tags, "FEN").map(|fen| parse_fen(fen.trim()));
     let fen = fen.transpose().map_err(|e| format!("bad FEN tag: {e}"))?;
     let mut game = Game::new(fen.unwrap_or_else(start_board));
+    game.chess960 |= chess960;
     // a movetext without its result token: the Result tag stands, if it is one
     let tagged = tag_value(tags, "Result").filter(|r| ["1-0", "0-1", "1/2-1/2"].contains(r));
     let cut = strict && tagged.is_none();
     loop {
         match tokens.next_if(|t| !matches!(t, Token::Tag(..))) {
             Some(Token::Word(word)) => play(&mut game, &word)?,
+            Some(Token::Clock(ms)) => {
+                if let Some(clock) = game.clocks.last_mut() {
+                    *clock = Some(ms);
+                }
+            }
             Some(Token::Result(result)) => return Ok((game, result)),
             Some(Token::Bad(e)) => return Err(e),
             _ if !cut || tokens.peek().is_none() && !game.moves.is_empty() => {
@@ -432,6 +552,10 @@ pub fn line_san(board: &Board, moves: &[Move]) -> String {
     words.join(" ")
 }
 
+/// PGN's names of Chess960 (lower case, without spaces, hyphens and underscores): lichess's,
+/// cutechess's and fastchess's (`fischerandom`), and others'.
+const CHESS960: [&str; 5] = ["chess960", "960", "fischerandom", "fischerrandom", "frc"];
+
 /// What a move text can mean in a position.
 pub enum Parsed {
     Move(Move),
@@ -500,10 +624,12 @@ pub fn read_among(board: &Board, text: &str, legal: Vec<Move>) -> Parsed {
     // no piece letter: a pawn, unless the text names the from-square (coordinates)
     let coordinates = kind.is_none() && from_file.is_some() && from_rank.is_some();
     let (kind, pawn_file) = (kind.unwrap_or(1), from_file.unwrap_or(to & 7));
+    // (coordinates: castling also as the king taking its own rook, e1h1)
+    let rook = |m: &Move| board.castles(*m);
     let fits = |m: &Move| match castle {
-        Some(i) => board.b[m.from] & 7 == 6 && m.to as i32 - m.from as i32 == [2, -2][i / 3],
+        Some(i) => rook(m).is_some_and(|r| (r > m.from) == (i < 3)), // O-O: the rook east
         None => {
-            m.to == to
+            (m.to == to || coordinates && rook(m) == Some(to))
                 && (coordinates || board.b[m.from] & 7 == kind)
                 && from_file.is_none_or(|f| m.from & 7 == f)
                 && from_rank.is_none_or(|r| m.from >> 4 == r)
@@ -527,10 +653,10 @@ pub fn san(board: &Board, m: Move) -> String {
     let (from, to) = (square_name(m.from), square_name(m.to));
     let promotion = (m.promo > 0).then(|| format!("={}", white(m.promo)));
     let promotion = promotion.unwrap_or_default();
-    let mut s = match p {
-        6 if m.from.abs_diff(m.to) == 2 => ["O-O-O", "O-O"][usize::from(m.to > m.from)].into(),
-        1 if m.from & 7 != m.to & 7 => format!("{}x{to}{promotion}", &from[..1]),
-        1 => to + &promotion,
+    let mut s = match (p, board.castles(m)) {
+        (_, Some(rook)) => ["O-O-O", "O-O"][usize::from(rook > m.from)].into(), // rook east: O-O
+        (1, _) if m.from & 7 != m.to & 7 => format!("{}x{to}{promotion}", &from[..1]),
+        (1, _) => to + &promotion,
         _ => {
             // the from-file, rank or square when a piece of the same kind could go there too
             let rival = |o: &Move| o.to == m.to && o.from != m.from && board.b[o.from] & 7 == p;

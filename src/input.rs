@@ -58,21 +58,13 @@ fn next_line(input: &mut impl BufRead, max: usize) -> Option<Event> {
     })
 }
 
-/// A FEN from outside: X-FEN castling (`HAha`) read, material no game reaches refused (31 queens
-/// would overflow the packed scores), an out-of-range move number named, the message escaped.
+/// A FEN from outside (castling as X-FEN or Shredder-FEN, Chess960's too: lib.rs reads both),
+/// material no game reaches refused (31 queens would overflow the packed scores), an
+/// out-of-range move number named, the message escaped.
 pub fn parse_fen(fen: &str) -> Result<Board, String> {
-    let mut fields: Vec<String> = fen.split_whitespace().map(str::to_string).collect();
-    if let Some(castling) = fields.get_mut(2) {
-        let lower = castling.to_ascii_lowercase();
-        if let Some(f) = lower.chars().find(|c| "bcdefg".contains(*c)) {
-            let why = "is Chess960, which rmax does not play";
-            return Err(format!("castling with the rook on the {f} file {why}"));
-        }
-        let standard = |c: char| "HAha".find(c).map_or(c, |i| b"KQkq"[i] as char);
-        *castling = castling.chars().map(standard).collect();
-    }
+    let fields: Vec<&str> = fen.split_whitespace().collect();
     for (i, what) in [(4, "half-move clock"), (5, "full-move number")] {
-        let n = fields.get(i).map_or("0", String::as_str);
+        let n = fields.get(i).copied().unwrap_or("0");
         if n.bytes().all(|b| b.is_ascii_digit()) && n.parse::<u32>().is_err() {
             return Err(format!("{what} '{}' is out of range", short(n)));
         }

@@ -1,6 +1,7 @@
 //! Strength levels (`UCI_Elo`, `level`; README): what a level searches and which line it plays.
 
 use crate::output::mating;
+use crate::pace::Pace;
 use rmax::{Board, Info};
 
 /// README's table (Elo, nodes a move, lines, margin in cp), interpolated between rows.
@@ -29,8 +30,8 @@ pub struct Level {
     pub lines: usize,
     /// How far below the best line (cp) a line may be and still be played.
     pub margin: i32,
-    /// With a pace, the longest (ms) a move waits for a person's time.
-    pub pace: Option<u64>,
+    /// With a pace, how long a move waits for a person's time.
+    pub pace: Option<Pace>,
 }
 
 impl Level {
@@ -94,15 +95,10 @@ impl Level {
 }
 
 #[cfg(test)]
-pub mod tests {
+mod tests {
     use super::*;
-    use rmax::{Move, MATE};
-
-    pub fn line(score: i32) -> Info {
-        let mut info = Info::default();
-        (info.score, info.pv) = (score, vec![Move::default()]);
-        info
-    }
+    use crate::pace::tests::line;
+    use rmax::MATE;
 
     #[test]
     fn picks_stay_within_the_margin_and_favour_the_better_lines() {

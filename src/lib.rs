@@ -17,7 +17,9 @@
 //! comments; `tests/size.rs` counts them). That is the size of 4ku, a C++ engine by kz04px
 //! (CCRL about 3030, the strongest engine of that size), counted like for like (4ku's UCI
 //! loop out, this file's FEN reader and writer in): rmax measures itself against it and is
-//! never larger. The comments cost nothing and say what the code is too dense to say.
+//! never larger. Chess960, which 4ku does not play, has an allowance of its own (its cost,
+//! measured: `tests/size.rs`). The comments cost nothing and say what the code is too dense
+//! to say.
 //!
 //! Sections, in reading order: constants, board and FEN, moves, make, evaluation, search.
 //!
@@ -78,7 +80,7 @@
 //!   (piece, square) and per right. **Tapered**: the evaluation's middle-game and end-game
 //!   values blended by the material left (PeSTO's tables, a public set of such values).
 //! - **SPSA**: a tuner that nudges all the constants at once by the results of games.
-//! - **`c!(v)`**: a search constant, tunable by SPSA; its name (src/tools/params.rs) stands in a
+//! - **`c!(v)`**: a search constant, tunable by SPSA; its name (src/params.rs) stands in a
 //!   comment beside it or a few lines above. It is keyed by its default value v (no two
 //!   constants share one), so the same `c!(v)` written twice is one constant (HistoryMax,
 //!   `c!(512)`, is written twice: the histories' step cap and their gravity's divisor).
@@ -102,7 +104,8 @@
 //! - **Square** `s` (0x88): `rank * 16 + file`, a1 = 0, h1 = 7, a8 = 0x70; `s & 0x88 != 0`
 //!   is off the board; +16 is a rank up, +1 a file right; a step down wraps mod 256
 //!   (`s + d & 255`). The board array has 128 entries: files 8..15 (`s & 8`) never hold a
-//!   piece, which the history uses (below).
+//!   piece, which the history uses (below), and castling: a king that castles less than two
+//!   squares moves to its target's twin there (`t | 8`; `moves`, `castles`).
 //! - **`DIRS`** (offsets mod 256): 0..4 rook E N W S (1, 16, -1, -16); 4..8 bishop NW NE SW
 //!   SE (15, 17, -17, -15); queen and king 0..8; 8..16 knight. A White pawn captures along
 //!   `DIRS[4..6]` (up), a Black one along `DIRS[6..8]` (down).
@@ -153,7 +156,7 @@ use std::sync::{
 use std::{fmt, hint::black_box, time::Instant};
 
 /// `c!(v)`: the search constant v, tunable by SPSA. A build with the feature `tune` adds the
-/// offset its interface set at `TUNE[v]` (src/tools/params.rs names each constant; no two
+/// offset its interface set at `TUNE[v]` (src/params.rs names each constant; no two
 /// share a value); in any other build the `if` is `if false` and folds away.
 macro_rules! c {
     ($v:literal) => {
@@ -193,19 +196,6 @@ fn z(i: usize) -> u64 {
     (x ^ x >> 29).wrapping_mul(0xBF58476D1CE4E5B9) ^ x >> 32 // shifts bind before ^
 }
 
-/// Castling rights (1 K, 2 Q, 4 k, 8 q) lost when a move starts or ends on square `s`.
-fn lost(s: usize) -> usize {
-    match s {
-        0 => 2,    // a1 rook: Q
-        4 => 3,    // e1 king: K and Q
-        7 => 1,    // h1 rook: K
-        112 => 8,  // a8 rook: q
-        116 => 12, // e8 king: k and q
-        119 => 4,  // h8 rook: k
-        _ => 0,
-    }
-}
-
 /// Name of square `s`, e.g. "e4".
 pub fn square_name(s: usize) -> String {
     format!("{}{}", (b'a' + s as u8 % 8) as char, (s >> 4) + 1) // file: low nibble; rank: high
@@ -218,8 +208,11 @@ pub struct Board {
     pub b: [u8; 128],
     /// Side to move: 8 White, 16 Black (`side ^ 24` is the other one).
     pub side: u8,
-    /// Castling rights: 1 K, 2 Q, 4 k, 8 q.
+    /// Castling rights: 1 K, 2 Q, 4 k, 8 q (K: White's kingside, its rook east of its king).
     pub castle: usize,
+    /// The castling rooks' squares, by right (K Q k q): each right keeps its rook's file, any
+    /// file in Chess960 (kept when the right is lost; 0 while a FEN gave none).
+    pub rooks: [usize; 4],
     pub ep: usize,
     /// Half-moves since the last capture or pawn move; full-move number.
     pub half: u32,
@@ -252,6 +245,7 @@ impl Board {
             b: [0; 128],
             side: 8,
             castle: 0,
+            rooks: [0; 4],
             ep: 128,
             half: 0,
             full: 1,
@@ -305,17 +299,25 @@ impl Board {
             "b" => 16,
             _ => Err(format!("side to move must be w or b, not '{}'", f[1]))?,
         };
-        // letter i of "KQkq" is bit i; "-": none
+        // Castling (X-FEN and Shredder-FEN; "-": none): K (Q) names the outermost rook east (west)
+        // of the king, a file letter the rook on that file; upper case White's. A right without
+        // its king on its back rank and its rook there is void.
         for c in f[2].chars().filter(|_| f[2] != "-") {
-            x.castle |= 1
-                << "KQkq"
-                    .find(c)
-                    .ok_or(format!("bad castling field '{}'", f[2]))?;
-        }
-        for s in [0, 4, 7, 112, 116, 119] {
-            // a right without its king and rook at home is void (R 12, K 14; black: + 8)
-            if x.b[s] != [12, 0, 0, 0, 14, 0, 0, 12][s & 7] + (s > 7) as u8 * 8 {
-                x.castle &= !lost(s);
+            // w: 0 White's, 1 Black's; its king's square; a square with its rook (king - 2)
+            let w = (c > 'Z') as usize;
+            let k = x.king[w + 1];
+            let rook = |s: &usize| x.b[*s] + 2 == x.b[k];
+            let s = match c.to_ascii_lowercase() {
+                'k' => (k + 1..k + 8 & !7).rev().find(rook), // from the h-file in
+                'q' => (k & 112..k).find(rook),              // from the a-file
+                l @ 'a'..='h' => Some(k & 112 | l as usize - 97),
+                _ => Err(format!("bad castling field '{}'", f[2]))?,
+            };
+            // (the king on its back rank: rank 0 or 7)
+            if let Some(s) = s.filter(rook).filter(|_| k >> 4 == w * 7) {
+                // right i: White's 0 and 1, Black's 2 and 3; queenside (+ 1) when west of the king
+                let i = w * 2 + (s < k) as usize;
+                (x.castle, x.rooks[i]) = (x.castle | 1 << i, s);
             }
         }
         if f[3] != "-" {
@@ -361,9 +363,26 @@ impl Board {
         for n in (1..9).rev() {
             s = s.replace(&".".repeat(n), &n.to_string()); // runs of empty squares become digits
         }
+        // X-FEN: K Q k q where the right's rook is the outermost on its side of the king, else
+        // its file (A..H White's, a..h Black's)
         let c: String = (0..4)
             .filter(|i| self.castle >> i & 1 > 0)
-            .map(|i| &"KQkq"[i..=i])
+            .map(|i| {
+                let r = self.rooks[i];
+                // another rook of its colour beyond the right's rook (west of it for Q, east for
+                // K): the file names the right
+                (if (if i & 1 > 0 {
+                    r & 112..r
+                } else {
+                    r + 1..r + 8 & !7
+                })
+                .any(|s| self.b[s] == self.b[r])
+                {
+                    r as u8 % 8 + b"Aa"[i / 2]
+                } else {
+                    b"KQkq"[i]
+                }) as char
+            })
             .collect();
         let e = if self.ep < 128 {
             square_name(self.ep)
@@ -572,20 +591,29 @@ impl Board {
                 }
             }
         }
-        // rights: White's K and Q are bits 0 and 1, Black's bits 2 and 3
-        let rights = self.castle >> us / 4 - 2; // >> (us / 4 - 2): 0 White, 2 Black
-
-        // castling (right, direction, squares up to the rook: K east 2, Q west 3): rights imply
-        // king and rook at home; the king may not be in or pass through check (its landing square
-        // is tested below)
-        for (r, d, n) in [(1, 1, 2), (2, 255, 3)] {
-            if !noisy
-                && !check
-                && rights & r > 0
-                && (1..=n).all(|i| b[king + d * i & 255] < 1)
-                && !attacked(b, king + d & 255, them)
-            {
-                add(king, king + d * 2 & 255); // two squares (make moves the rook)
+        // Castling, FIDE's rule for Chess960 (standard chess its special case): kingside (j 0)
+        // the king to the g-file and the rook to the f-file, queenside (j 1) to c and d. A right
+        // implies its king and rook (`rooks`) unmoved; every square between the four must be
+        // empty but for the two, and the king's, from its own to its target, unattacked with the
+        // rook off the board (the rook's may be attacked; the target: `safe`). The move: the
+        // king to its target if that is two or more squares away (e1g1), else to the target's
+        // off-board twin (`t | 8`, files 8..15 of its row): no normal move is either, and `make`
+        // moves the rook.
+        // the squares from a to b, either way
+        let span = |a: usize, b: usize| a.min(b)..=a.max(b);
+        for j in 0..2 {
+            // right i (White's K and Q are bits 0 and 1, Black's 2 and 3); the king's target
+            let (i, t) = (us as usize / 4 - 2 + j, king & 112 | 6 - j * 4);
+            if !noisy && !check && self.castle >> i & 1 > 0 {
+                let (r, mut x) = (self.rooks[i], *b);
+                x[r] = 0; // (the board without the rook)
+                if span(king, t)
+                    .chain(span(r, t + j * 2 - 1)) // (the rook's target: f or d)
+                    .all(|s| x[s] < 1 || s == king)
+                    && span(king, t).all(|s| s == t || !attacked(&x, s, them))
+                {
+                    add(king, t | (king.abs_diff(t) < 2) as usize * 8);
+                }
             }
         }
         // pins: an own piece alone on a line between the king and an enemy slider that moves
@@ -619,16 +647,22 @@ impl Board {
     }
 
     /// Is the king of colour `c` attacked after move `m`? The move is made on a copy of the
-    /// squares only (cheaper than `after`): the piece, and a pawn taken e.p. (A castling rook
-    /// and a promotion's new piece are left out: this tests our king after the move, where they
-    /// change nothing, and whether a move about to be pruned gives check, where a rare miss
-    /// only prunes it.)
-    fn exposed(&self, Move { from: f, to: t, .. }: Move, c: u8) -> bool {
-        let (mut x, p) = (self.b, self.b[f]);
+    /// squares only (cheaper than `after`): the piece, a pawn taken e.p., a castling rook taken
+    /// off. (The castling rook's landing and a promotion's new piece are left out: this tests
+    /// our king after the move, where they change nothing, and whether a move about to be
+    /// pruned gives check, where a rare miss only prunes it.)
+    fn exposed(&self, m: Move, c: u8) -> bool {
+        // t: the target (a castling king's twin back on the board, as in `make`)
+        let (mut x, f, t) = (self.b, m.from, m.to & 119);
+        let p = x[f];
         if p & 7 == 1 && t == self.ep {
             x[t ^ 16] = 0; // the pawn taken e.p., behind t
         }
-        (x[t], x[f]) = (p, 0);
+        if let Some(r) = self.castles(m) {
+            x[r] = 0; // the castling rook
+        }
+        // (in this order: a castling king may stay where it is)
+        (x[f], x[t]) = (0, p);
         // the king's square: t if the king itself moved (p == c | 6 makes the bool index 0),
         // else where it stands
         attacked(
@@ -649,23 +683,44 @@ impl Board {
 // it back.
 
 impl Board {
+    /// The castling rook's square if move `m` (from `moves`) castles: the king goes two or more
+    /// squares along its rank, or to the off-board twin of its target (see `moves`).
+    pub fn castles(&self, m: Move) -> Option<usize> {
+        let (f, t) = (m.from, m.to);
+        // A king's step is 1, 15, 16 or 17 squares (mod 16 mod 15: 1, 0, 1, 1); castling 2 to 5
+        // along the rank, or 7 to 9 to a twin (from b, c, d to c + 8; from f, g to g + 8). The
+        // right: White's 0 (K) and 1 (Q), Black's 2 and 3; queenside (+ 1) when the target is on
+        // the c-file (t / 4 % 2 is 0: file 2 or 10), kingside on the g-file (6 or 14: 1).
+        (self.b[f] & 7 == 6 && f.abs_diff(t) % 16 % 15 > 1)
+            .then(|| self.rooks[self.side as usize / 4 - 1 - t / 4 % 2])
+    }
+
     /// Plays a legal move.
     pub fn make(&mut self, m: Move) {
-        let (f, t, p, victim) = (m.from, m.to, self.b[m.from], self.b[m.to]);
+        // t: the target (a castling king's twin `t | 8` back on the board; & 119 keeps any other)
+        let (f, t, p, c) = (m.from, m.to & 119, self.b[m.from], self.castles(m));
         let pawn = p & 7 == 1;
         self.key ^= z(self.castle) ^ z(self.ep) ^ z(16); // out go rights and e.p.; flip the side
-        self.set(t, victim, -1);
+        if let Some(r) = c {
+            self.set(r, p - 2, -1); // castling: the rook (p - 2: king 6, rook 4) off first
+        }
         self.set(f, p, -1);
+        // (read now: a castling king's target may have held the king or the rook, off by now)
+        let victim = self.b[t];
+        self.set(t, victim, -1);
         self.set(t, if m.promo > 0 { m.promo | self.side } else { p }, 1); // promotion: ours
         if pawn && t == self.ep {
             self.set(t ^ 16, self.side ^ 24 | 1, -1); // e.p.: the captured pawn is behind the target
         }
-        if p & 7 == 6 && f.abs_diff(t) == 2 {
-            // p - 2: our rook (king 6, rook 4); from h1/h8 (f + 3) or a1/a8 (f - 4)
-            self.set(if t > f { f + 3 } else { f - 4 }, p - 2, -1); // castling: the rook jumps
-            self.set(f + t >> 1, p - 2, 1); // over the king, to the square it passed
+        if c.is_some() {
+            self.set(t + 1 - (t & 4) / 2, p - 2, 1); // and on beside the king: f (g - 1) or d (c + 1)
         }
-        self.castle &= !(lost(f) | lost(t)); // a king or rook moved, a rook taken
+        for i in 0..4 {
+            // a right is lost when its rook moves or is taken, or its king (14, 22) moves
+            if [f, t].contains(&self.rooks[i]) || p == [14, 22][i / 2] {
+                self.castle &= !(1 << i);
+            }
+        }
         self.last = t * 16 + p as usize % 16;
         self.half = if pawn || victim > 0 { 0 } else { self.half + 1 };
         self.full += (self.side > 8) as u32; // after Black's move
@@ -1218,8 +1273,11 @@ impl Engine {
         // hs <= alpha, 1 (UPPER) if hs >= beta; the result is 3 exactly when the entry is EXACT,
         // an UPPER bound at or below alpha (a fail low), or a LOWER bound at or above beta (a
         // fail high). An UPPER bound above alpha, or a LOWER one below beta, stays short of 3.
+        // (Not on the 100th half-move, in check: that node ends in mate or a draw, and the
+        // key, which has no clock, may hold the score of the same position earlier.)
         if hit
             && !pv
+            && b.half < 100
             && draft >= depth
             && bound | (hs <= alpha) as u64 * 2 | (hs >= beta) as u64 == 3
         {

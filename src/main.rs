@@ -3,7 +3,8 @@
 //! reads input on a thread; the front ends `terminal.rs`, `uci.rs`, `xboard.rs` read commands into
 //! a `game.rs` game (`refusal.rs`: why a move is illegal) and a `timeman.rs` `Ask`; `searcher.rs`
 //! searches on a thread (`level.rs`, `pace.rs`); `output.rs` prints what all print alike. Beside
-//! them: `clock.rs`, `review.rs`, `eval.rs`, `bench.rs`, `random.rs`, `tools/`. No import cycles.
+//! them: `clock.rs`, `review.rs`, `eval.rs` (over `features.rs`), `bench.rs`, `random.rs`, `params.rs`
+//! (the tunable search constants), and `tools/` on top of all. No import cycles.
 
 use rmax::{Board, START};
 use std::io::{IsTerminal, Write};
@@ -16,10 +17,12 @@ mod output;
 mod bench;
 mod clock;
 mod eval;
+mod features;
 mod game;
 mod input;
 mod level;
 mod pace;
+mod params;
 mod random;
 mod refusal;
 mod review;
@@ -49,6 +52,7 @@ fn main() {
         ["tune", rest @ ..] => tools::tune::main(&owned(rest)),
         ["spsa", rest @ ..] => tools::spsa::main(&owned(rest)),
         ["calibrate", rest @ ..] => tools::calibrate::main(&owned(rest)),
+        ["ab", rest @ ..] => tools::ab::main(&owned(rest)),
         ["review", rest @ ..] => review::run(rest),
         ["-h" | "--help" | "help"] => usage(0),
         ["-V" | "--version"] => say!("rmax {VERSION}"),
@@ -125,6 +129,7 @@ usage:
   rmax tune FILE ...  the Texel tuner of the evaluation (rmax tune without FILE: its usage)
   rmax spsa ...       the search's constants tuned by games (rmax spsa --help)
   rmax calibrate ...  a strength level's row against Stockfish (rmax calibrate --help)
+  rmax ab BASE [NEW]  one build against another, an SPRT, the ledger's row (rmax ab --help)
   rmax --help, help   this text
   rmax --version      the version"
     );
@@ -145,7 +150,8 @@ fn fail(msg: &str) -> ! {
 fn perft(depth: &str, fen: &[&str]) {
     let (depth, board) = (depth_argument("perft", depth, 0..=20), board("perft", fen));
     let clock = Instant::now();
-    let nodes = searcher::divide(&board, depth, &AtomicBool::new(false)).unwrap_or(0);
+    let chess960 = game::chess960_rights(&board); // (castling then as the king taking its rook)
+    let nodes = searcher::divide(&board, depth, &AtomicBool::new(false), chess960).unwrap_or(0);
     let secs = clock.elapsed().as_secs_f64();
     let (time, speed) = (duration(secs), nodes as f64 / secs.max(1e-9));
     say!("\nTime: {time}, {speed:.0} leaves per second\nNodes searched: {nodes}");

@@ -1,6 +1,6 @@
 //! What every front end prints alike: the version, scores, lines of moves and the board.
 
-use rmax::{Board, Move, MATE};
+use rmax::{Board, MATE};
 
 /// Prints a line: closed output is no reason to panic; the lock keeps lines whole.
 macro_rules! say {
@@ -11,6 +11,39 @@ macro_rules! say {
 }
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The columns every line the terminal prints fits in (a terminal's least width).
+pub const WIDTH: usize = 80;
+
+/// `text` wrapped at its spaces into lines of at most `width` columns (a longer word alone),
+/// each line it continues begun with `indent`; its own line breaks and inner spaces kept.
+pub fn wrap(text: &str, width: usize, indent: &str) -> String {
+    let lines = text
+        .split('\n')
+        .map(|line| fill(line.split(' '), width, indent));
+    lines.collect::<Vec<_>>().join("\n")
+}
+
+/// `words` joined by spaces into lines of at most `width` columns (a longer word alone), the
+/// lines after the first begun with `indent`: PGN's movetext, and `wrap`'s lines.
+pub fn fill<'a>(words: impl IntoIterator<Item = &'a str>, width: usize, indent: &str) -> String {
+    let columns = |s: &str| s.chars().count();
+    // fresh: no word on the line yet (an empty word is a space more: "a  b" is a, "", b)
+    let (mut text, mut line, mut fresh) = (String::new(), String::new(), true);
+    for word in words {
+        if !fresh && columns(&line) + 1 + columns(word) > width {
+            text = text + line.trim_end() + "\n";
+            (line, fresh) = (indent.to_string(), true);
+        }
+        if fresh && word.is_empty() && !text.is_empty() {
+            continue; // (the spaces where a line was broken)
+        }
+        if !fresh {
+            line.push(' ');
+        }
+        (line, fresh) = (line + word, false);
+    }
+    text + &line
+}
 
 /// A time as people read it: `76.3 ms`, `1.935 s`, `42 s`, `17 min 5 s`, `3 h 20 min`.
 pub fn duration(secs: f64) -> String {
@@ -90,11 +123,6 @@ impl Score {
     }
 }
 
-pub fn moves_text(moves: &[Move]) -> String {
-    let names: Vec<String> = moves.iter().map(Move::to_string).collect();
-    names.join(" ")
-}
-
 /// The board, rank 8 on top unless `turned`, pieces as `piece` draws them, `marked` ones bracketed.
 pub fn diagram(
     board: &Board,
@@ -121,6 +149,19 @@ pub fn diagram(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrapping_breaks_at_spaces_keeps_inner_ones_and_indents_what_it_continues() {
+        let text = "  new, undo   a new game; take back a move\nshort";
+        let wrapped = wrap(text, 25, "    ");
+        assert_eq!(
+            wrapped,
+            "  new, undo   a new game;\n    take back a move\nshort"
+        );
+        assert_eq!(wrap(text, 80, ""), text); // (a line that fits: as it was)
+        assert_eq!(wrap("a  b", 1, ""), "a\nb");
+        assert_eq!(wrap("averylongword x", 5, " "), "averylongword\n x");
+    }
 
     /// As the terminal and a review show them (UCI's and xboard's: tests/uci.rs, tests/xboard.rs).
     #[test]

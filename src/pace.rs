@@ -1,24 +1,53 @@
 //! A level's pace: the time a person would take for a move (README, "Strength levels").
 
+use crate::random::fresh;
 use rmax::{Board, Info, Move, MATE};
 
-/// The least and the most a paced move takes (unless its caller allows less).
+/// The least a paced move takes (unless its caller allows less), the most off the clock.
 pub const MIN_MS: u64 = 600;
 pub const MAX_MS: u64 = 4000;
+/// On a clock the hardest choice takes this many times the clock's share of a move (timeman's
+/// base, 37.5 s at 15+10 and 7.5 s at 3+2), as a person spends more on a longer game.
+const CLOCK_HARDEST: f64 = 1.5;
 /// A reply this much better than the next line (cp) is obvious, and takes this long.
 const OBVIOUS: (i32, f64) = (150, 1000.0);
-/// Lines this close (cp) make a hard choice: from this long (easy) to MAX_MS (the hardest).
+/// Lines this close (cp) make a hard choice: from this long (easy) to the hardest's time.
 const CHOICE: (i32, f64) = (40, 1500.0);
-/// The first moves of a game come twice as quick: a person knows them.
+/// The first moves of a game come twice as quick, and never slower than off the clock: a
+/// person knows them.
 const OPENING_MOVES: u32 = 4;
 
-/// The ms (MIN_MS to MAX_MS) a person takes to play `played` after `last`, having seen `lines`.
-pub fn think_ms(
+/// How long a level waits: the hardest choice's time (ms) and the most a move may take.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pace {
+    pub hardest: u64,
+    pub most: u64,
+}
+
+impl Pace {
+    /// A person's pace within `most` ms a move: on a clock (`base`: its share of a move, ms) the
+    /// hardest choice CLOCK_HARDEST times that, off it MAX_MS.
+    pub fn new(base: Option<u64>, most: u64) -> Pace {
+        let hardest = base.map_or(MAX_MS, |b| (CLOCK_HARDEST * b as f64) as u64);
+        Pace { hardest, most }
+    }
+
+    /// The ms (MIN_MS to the hardest, at most `most`) a person takes to play `played` after
+    /// `last`, having seen `lines`.
+    pub fn ms(self, board: &Board, last: Option<Move>, played: Move, lines: &[Info]) -> u64 {
+        think_ms(board, last, played, lines, fresh(), self.hardest).min(self.most)
+    }
+}
+
+/// The ms (MIN_MS to `hardest`) a person takes to play `played` after `last`, having seen
+/// `lines`: an obvious move about a second whatever the clock, a choice the longer the harder.
+fn think_ms(
     board: &Board,
     last: Option<Move>,
     played: Move,
     lines: &[Info],
     random: u64,
+    hardest: u64,
 ) -> u64 {
     let legal = board.gen(false).len();
     let scored = lines.iter().filter(|l| !l.pv.is_empty());
@@ -46,17 +75,26 @@ pub fn think_ms(
         };
         let breadth = legal.min(40) as f64 / 40.0;
         let hard = 0.5 * close + 0.3 * balance + 0.2 * breadth;
-        CHOICE.1 + (MAX_MS as f64 - CHOICE.1) * hard
+        // (the first moves, which a person knows: a hard choice as long as off the clock)
+        let most = [hardest, hardest.min(MAX_MS)][usize::from(board.full <= OPENING_MOVES)];
+        let (easy, most) = (CHOICE.1.min(most as f64), most as f64);
+        easy + (most - easy) * hard
     };
     let ms = ms / f64::from(1 + u8::from(board.full <= OPENING_MOVES));
     let jitter = 0.75 + 0.5 * (random % 1001) as f64 / 1000.0; // 0.75 to 1.25
-    (ms * jitter).clamp(MIN_MS as f64, MAX_MS as f64) as u64
+    (ms * jitter).clamp(MIN_MS as f64, hardest.max(MIN_MS) as f64) as u64
 }
 
 #[cfg(test)]
-mod tests {
+pub mod tests {
     use super::*;
-    use crate::level::tests::line;
+
+    /// A line of score `score` (its move a1a1), as a search reports it.
+    pub fn line(score: i32) -> Info {
+        let mut info = Info::default();
+        (info.score, info.pv) = (score, vec![Move::default()]);
+        info
+    }
 
     fn at_move(full: u32) -> Board {
         let fen = format!("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 {full}");
@@ -66,7 +104,7 @@ mod tests {
     /// The least and the most of 200 draws (`recapture`: onto the last move's target).
     fn range(board: &Board, played: Move, recapture: bool, lines: &[Info]) -> (u64, u64) {
         let last = Some(played).filter(|_| recapture);
-        let times = (0..200).map(|r| think_ms(board, last, played, lines, r * 7919));
+        let times = (0..200).map(|r| think_ms(board, last, played, lines, r * 7919, MAX_MS));
         times.fold((u64::MAX, 0), |(low, high), t| (low.min(t), high.max(t)))
     }
 
@@ -94,12 +132,39 @@ mod tests {
         assert!(range(&b, b.parse_move("d8d5").expect("Qxd5"), true, &close).1 < hard_low);
     }
 
+    /// (README, "Pacing": a level's mean time a move at 15+10 and at 3+2, measured in games)
+    #[test]
+    fn on_a_clock_a_choice_takes_a_share_of_it_an_obvious_move_a_second_and_most_caps_all() {
+        let (b, close) = (at_move(9), [line(20), line(15), line(10), line(5)]);
+        let played = b.gen(false)[0];
+        let mean = |pace: Pace, lines: &[Info]| {
+            let times = (0..200).map(|r| think_ms(&b, None, played, lines, r * 7919, pace.hardest));
+            times.sum::<u64>() / 200
+        };
+        let (rapid, blitz) = (
+            Pace::new(Some(37_500), u64::MAX),
+            Pace::new(Some(7_500), u64::MAX),
+        );
+        let (rapid_ms, blitz_ms) = (mean(rapid, &close), mean(blitz, &close));
+        assert!(
+            rapid_ms > 2 * blitz_ms && blitz_ms > 3000,
+            "{rapid_ms} {blitz_ms}"
+        );
+        let obvious = [line(400), line(20), line(10), line(0)];
+        assert!(mean(rapid, &obvious) <= 1250 && mean(blitz, &obvious) <= 1250);
+        let capped = Pace::new(Some(37_500), 700);
+        assert!((0..50).all(|_| capped.ms(&b, None, played, &close) <= 700));
+        // a bullet clock: quicker than off it, never below the least
+        let bullet = Pace::new(Some(300), u64::MAX);
+        assert_eq!(mean(bullet, &close), MIN_MS);
+    }
+
     #[test]
     fn the_first_four_moves_take_half_the_time() {
         // (lines far apart: 2 to 3.3 s, its half above the least; the jitter rounds)
         let apart = [line(100), line(20), line(-30), line(-80)];
         let played = at_move(9).gen(false)[0];
-        let ms = |full, r: u64| think_ms(&at_move(full), None, played, &apart, r * 7919);
+        let ms = |full, r: u64| think_ms(&at_move(full), None, played, &apart, r * 7919, MAX_MS);
         let halved = |r| (1..=4).all(|full| (2 * ms(full, r)).abs_diff(ms(9, r)) <= 2);
         for r in 0..200 {
             assert!(halved(r), "{r}");

@@ -101,10 +101,15 @@ fn every_triple() -> Vec<Move> {
 fn fault(b: &Board, m: Move, text: &str) -> (usize, String) {
     let (f, t, us, p) = (m.from, m.to, b.side, b.b[m.from]);
     let (k, last) = (p & 7, p & 7 == 1 && t >> 4 == [7, 0][us as usize / 16]);
-    let castle = p == us | 6 && f.abs_diff(t) == 2 && f == [4, 116][us as usize / 16];
+    // castling: the king on its back rank two or more squares to the g- or c-file (e1g1, Kg1),
+    // or onto the rook of its right that way (e1h1, Chess960's way to write it)
+    let (home, long) = (f >> 4 == [0, 7][us as usize / 16], t < f);
+    let onto_rook = b.b[t] == us | 4 && b.rooks[us as usize / 4 - 2 + usize::from(long)] == t;
+    let two = f ^ t < 8 && f.abs_diff(t) > 1 && t & 7 == [6, 2][usize::from(long)];
+    let castle = p == us | 6 && home && (onto_rook || two);
     let staged = |r: Option<String>| r.map_or((8, String::new()), |r| (7, r));
     if castle && m.promo == 0 {
-        return staged(castling(b, t < f)); // e1g1, Kg1: castling's rules
+        return staged(castling(b, long));
     }
     let straight = k == 1 && f & 7 == t & 7; // a pawn's step forward: blocked by any piece
     let mut path = between(f, t);
@@ -159,27 +164,60 @@ fn king(b: &Board, m: Move, text: &str) -> Option<String> {
     })
 }
 
-/// Why castling (`long`: queenside) is refused; None when it is legal.
+/// Why castling (`long`: queenside) is refused; None when it is legal. FIDE's rule, Chess960's
+/// too: the king to the g-file (c), the rook to the f-file (d); the squares between the four
+/// empty but for the two; the king's unattacked from its own to its target, the rook taken off.
 fn castling(b: &Board, long: bool) -> Option<String> {
-    let (us, home) = (b.side, [0, 112][b.side as usize / 16]);
-    let (wing, rook, pass, land, mut free) = match long {
-        true => ("queenside", 0, 3, 2, 1..4),
-        false => ("kingside", 7, 5, 6, 5..7),
+    let (us, i, way) = (
+        b.side,
+        b.side as usize / 4 - 2 + usize::from(long),
+        usize::from(long),
+    );
+    let home = [0, 112][us as usize / 16];
+    // the right's rook: where the right was given (a right never given: the corner's)
+    let rook = if b.rooks[i] > 0 || i == 1 {
+        b.rooks[i]
+    } else {
+        [7, 0, 119, 112][i]
     };
-    let seen = |s: usize| by(b, &attackers(&b.b, home + s, us ^ 24));
-    let walk = [("pass through", pass), ("land on", land)];
-    let walk = walk.into_iter().find(|&(_, s)| !seen(s).is_empty());
-    Some(if b.castle & (1 + long as usize) << (us / 8 * 2 - 2) == 0 {
-        let rook = sq(home + rook);
-        let wing = format!("castle {wing} (the king or the {rook} rook has moved)");
-        format!("{} has no right to {wing}", colour(us))
-    } else if b.in_check() {
+    let king = (home..home + 8).find(|&s| b.b[s] == us | 6);
+    let (Some(king), true) = (king, b.castle >> i & 1 > 0) else {
+        let wing = ["kingside", "queenside"][way];
+        let wing = format!(
+            "castle {wing} (the king or the {} rook has moved)",
+            sq(rook)
+        );
+        return Some(format!("{} has no right to {wing}", colour(us)));
+    };
+    let (target, rook_target) = (home + [6, 2][way], home + [5, 3][way]);
+    let between = |s: usize, a: usize, z: usize| a.min(z) <= s && s <= a.max(z);
+    let blocked = |&s: &usize| {
+        let on_a_path = between(s, king, target) || between(s, rook, rook_target);
+        on_a_path && b.b[s] > 0 && s != king && s != rook
+    };
+    // the king's squares from its own to its target, attacked with the rook taken off
+    let mut without = b.b;
+    without[rook] = 0;
+    let seen = |s: usize| by(b, &attackers(&without, s, us ^ 24));
+    // from the square after the king's to its target (a step of -1 is 255 mod 256); a king
+    // that stays: its own
+    let (step, stays) = (if target < king { 255 } else { 1 }, king == target);
+    let walk = (0..8).map(|n| (king + n * step) & 255);
+    let walk = walk
+        .skip(usize::from(!stays))
+        .take(king.abs_diff(target).max(1));
+    let walk: Vec<usize> = walk.filter(|&s| !seen(s).is_empty()).collect();
+    Some(if b.in_check() {
         "the king cannot castle out of check".to_string()
-    } else if let Some(s) = free.find(|&s| b.b[home + s] > 0) {
-        format!("{} is occupied by {}", sq(home + s), whose(b, home + s))
-    } else if let Some((walk, s)) = walk {
-        let (at, by) = (sq(home + s), seen(s));
-        format!("the king would {walk} {at}, attacked by {by}")
+    } else if let Some(s) = (home..home + 8).find(blocked) {
+        format!("{} is occupied by {}", sq(s), whose(b, s))
+    } else if let Some(&s) = walk.first() {
+        let walk = match s == target {
+            _ if stays => "stay on",
+            true => "land on",
+            false => "pass through",
+        };
+        format!("the king would {walk} {}, attacked by {}", sq(s), seen(s))
     } else {
         return None;
     })

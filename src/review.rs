@@ -1,9 +1,9 @@
 //! `review`: a game looked over as analysis sites do it, for `rmax review FILE` and the
 //! terminal's `review`; README ("Reviewing a game") and HOW_TO_READ say how it scores.
 
-use crate::game::{line_san, numbered, read_pgn, Note, PgnGame};
+use crate::game::{end_of, line_san, numbered, read_pgn, Note, PgnGame};
 use crate::input::{int, short};
-use crate::output::{colour, mating, Score, VERSION};
+use crate::output::{colour, mating, wrap, Score, VERSION, WIDTH};
 use crate::searcher::{think, HASH_MB};
 use crate::timeman::{plan, Ask};
 use rmax::{Board, Engine, Limits, Move, MATE};
@@ -33,12 +33,20 @@ const CAP_CP: i32 = 1000;
 const LINE_PLIES: usize = 6;
 
 /// Below each review's heading, and after the usage.
-const HOW_TO_READ: &str = "Scores in pawns from White's side: Before, the best move's; After, \
-the played move's, both\nsearched in the position before it. Loss: the centipawns between them, \
-from the mover's side,\nscores beyond 10 pawns (and mates) as 10. Marked by the drop in the \
-mover's winning chances\n(-1 to 1, lichess's, a mate as 10 pawns): ?! from 0.1, ? 0.2, ?? \
-0.3; a mate allowed or missed at\nleast ?!; a mark stands when the two moves, searched alike, \
-confirm it. Accuracy: lichess's, from\nthe winning chances each move kept.";
+const HOW_TO_READ: &str = "\
+Scores in pawns from White's side: Before, the best move's; After, the played
+\
+move's, both searched in the position before it. Loss: the centipawns between
+\
+them, from the mover's side, scores beyond 10 pawns (and mates) as 10. Marked
+\
+by the drop in the mover's winning chances (-1 to 1, lichess's, a mate as 10
+\
+pawns): ?! from 0.1, ? 0.2, ?? 0.3; a mate allowed or missed at least ?!; a
+\
+mark stands when the two moves, searched alike, confirm it. Accuracy:
+\
+lichess's, from the winning chances each move kept.";
 
 fn usage() -> String {
     format!(
@@ -142,7 +150,8 @@ fn review(record: &PgnGame, budget: Effort, progress: &mut dyn FnMut(usize, usiz
     let (game, mut engine) = (&record.game, Engine::new(HASH_MB));
     let boards: Vec<Board> = game.positions().copied().collect();
     let keys: Vec<u64> = boards.iter().map(|b| b.key).collect();
-    let drawn = game.end().is_some_and(|e| e.score() == "1/2-1/2");
+    // (drawn by the rules: a draw agreed, a loaded game's result, leaves the position as it is)
+    let drawn = end_of(game.board(), &game.keys()).is_some_and(|e| e.score() == "1/2-1/2");
     let n = game.moves.len();
     // move m's score in position i (the mover's view) and its line (the game's last move
     // drawn: a draw)
@@ -357,10 +366,11 @@ fn report(record: &PgnGame, rows: &[Row], budget: Effort, all: bool) -> (String,
         let (played, before, after, loss) =
             (row.played.clone() + mark, &row.before, &row.after, row.loss);
         let line = format!("{played:<16}{before:>7}{after:>8}{loss:>6}  {mark:<4}  {better}");
-        text += &format!("{}\n", line.trim_end());
+        // (a long better line goes on below its column)
+        text += &format!("{}\n", wrap(line.trim_end(), WIDTH, &" ".repeat(45)));
     }
     for (side, name) in [(8, white), (16, black)] {
-        text += &summary(rows, side, &name);
+        text += &wrap(&summary(rows, side, &name), WIDTH, "  ");
     }
     let mut annotated = record.clone();
     if record.tag("Annotator").is_none() {
@@ -378,7 +388,7 @@ fn report(record: &PgnGame, rows: &[Row], budget: Effort, all: bool) -> (String,
     (text + "\n", annotated.pgn(&notes))
 }
 
-/// A side's line: its moves, average loss, accuracy and marks.
+/// A side's lines: its moves, average loss and accuracy; its marks.
 fn summary(rows: &[Row], side: u8, name: &str) -> String {
     let mine: Vec<&Row> = rows.iter().filter(|r| r.side == side).collect();
     let n = mine.len();
@@ -399,7 +409,7 @@ fn summary(rows: &[Row], side: u8, name: &str) -> String {
     let accuracy =
         game_accuracy(rows, side).map_or(String::new(), |a| format!(", accuracy {a:.0}%"));
     let who = colour(side);
-    format!("\n{who} ({name}): {n} move{s}, average loss {average} cp a move{accuracy}; {marks}")
+    format!("\n{who} ({name}): {n} move{s}, average loss {average} cp a move{accuracy};\n  {marks}")
 }
 
 /// A move's PGN note: `[%eval ...]` after it; a marked one's loss and better line too.

@@ -1,11 +1,10 @@
 //! The engine on a thread of its own, so that the front end keeps reading input: a job ends with
 //! Event::Done, then the front end joins it. Lazy SMP's helpers share the hash table.
 
-use crate::game::Game;
+use crate::game::{coordinates, Game};
 use crate::input::Event;
 use crate::level::Level;
 use crate::output::Score;
-use crate::pace;
 use crate::random::fresh;
 use crate::timeman::Plan;
 use rmax::{Board, Engine, Info, Limits, Move, Slot};
@@ -77,7 +76,7 @@ impl Searcher {
         mut print: impl FnMut(&Info) + Send + 'static,
     ) {
         let (board, keys, last) = (*game.board(), game.keys(), game.moves.last().copied());
-        let (lim, mate, mut rule) = (plan.lim, plan.mate, plan.rule);
+        let (mut lim, mate, mut rule, asked) = (plan.lim, plan.mate, plan.rule, Instant::now());
         let alone = level.is_some() || lim.hard < SMP_MIN_MS;
         let threads = if alone { 1 } else { self.threads };
         rule.iter_mut().for_each(|rule| rule.on_threads(threads));
@@ -86,6 +85,9 @@ impl Searcher {
             Score::Cp(_) => false,
         };
         self.spawn(Box::new(move |engine, helpers, wake| {
+            // the clock ran while the thread started (a busy machine's delay): the limits count it
+            let late = asked.elapsed().as_millis() as u64;
+            (lim.soft, lim.hard) = (lim.soft.saturating_sub(late), lim.hard.saturating_sub(late));
             let stop = engine.stop.clone();
             engine.report = Some(Box::new(move |i: &Info| {
                 print(i);
@@ -106,9 +108,9 @@ impl Searcher {
     }
 
     /// `go perft`: `divide`'s counts and the total; `stop` ends it early.
-    pub fn perft(&mut self, board: Board, depth: u32) {
+    pub fn perft(&mut self, board: Board, depth: u32, chess960: bool) {
         self.spawn(Box::new(move |engine, _, _| {
-            match divide(&board, depth, &engine.stop) {
+            match divide(&board, depth, &engine.stop, chess960) {
                 Ok(total) => say!("\nNodes searched: {total}"),
                 Err(stopped) => say!("info string {stopped}"),
             }
@@ -260,8 +262,8 @@ fn play_level(
         info = line.clone();
         (info.nodes, info.seldepth) = searched;
     }
-    if let (Some(most), Some(m)) = (level.pace, best) {
-        let ms = pace::think_ms(board, last, m, &complete, fresh()).min(most);
+    if let (Some(pace), Some(m)) = (level.pace, best) {
+        let ms = pace.ms(board, last, m, &complete);
         let deadline = start + Duration::from_millis(ms);
         let left = || deadline.saturating_duration_since(Instant::now());
         while !wake.load(Relaxed) && !left().is_zero() {
@@ -315,8 +317,9 @@ pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().expect("a lock no panic poisoned")
 }
 
-/// Prints the leaves below each move (`e2e4: 20`) and returns the sum; stopped, how far it came.
-pub fn divide(board: &Board, depth: u32, stop: &AtomicBool) -> Result<u64, String> {
+/// Prints the leaves below each move (`e2e4: 20`, castling as `chess960` says) and returns the
+/// sum; stopped, how far it came.
+pub fn divide(board: &Board, depth: u32, stop: &AtomicBool, chess960: bool) -> Result<u64, String> {
     let (moves, mut total) = (board.gen(false), 0);
     for (done, &m) in moves.iter().enumerate().filter(|_| depth > 0) {
         let Some(n) = perft(&board.after(m), depth - 1, stop) else {
@@ -324,7 +327,7 @@ pub fn divide(board: &Board, depth: u32, stop: &AtomicBool) -> Result<u64, Strin
             let stopped = format!("perft stopped after {done} of {of} moves: {total} nodes");
             return Err(stopped);
         };
-        say!("{m}: {n}");
+        say!("{}: {n}", coordinates(board, m, chess960));
         total += n;
     }
     Ok(if depth == 0 { 1 } else { total })

@@ -1,13 +1,14 @@
 //! A person at the terminal: moves and COMMANDS, read while rmax thinks on the search thread.
 
-use crate::clock::{face, pgn_clock, read_control, Clock, MAX_INCREMENT, MAX_MINUTES};
+use crate::clock::{face, read_control, Clock, MAX_INCREMENT, MAX_MINUTES};
 use crate::eval::explain;
-use crate::game::{letter, line_san, numbered, read_move, read_pgn, san, start_board, today};
-use crate::game::{Game, Note, Parsed, PgnGame};
+use crate::game::{chess960_start, letter, line_san, numbered, read_move, read_pgn, san};
+use crate::game::{start_board, tag_value, today, End, Game, Parsed, PgnGame, Tag};
 use crate::input::{int, parse_fen, short, split_word, Event, MAX_LINE};
 use crate::level::{Level, ELO_MAX, ELO_MIN};
-use crate::output::{colour, diagram, Score, VERSION};
-use crate::pace;
+use crate::output::{colour, diagram, wrap, Score, VERSION, WIDTH};
+use crate::pace::{self, Pace};
+use crate::random::fresh;
 use crate::review::{review_game, Effort, NODES};
 use crate::searcher::{lock, Searcher, MAX_THREADS};
 use crate::timeman::{plan, Ask, OVERHEAD_MS};
@@ -19,57 +20,75 @@ use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// `say!` for a person: its lines wrapped at WIDTH columns.
+macro_rules! tell {
+    ($($arg:tt)*) => {
+        say!("{}", wrap(&format!($($arg)*), WIDTH, ""))
+    };
+}
+
 /// The commands, what `help` says of each: its numbers from the constants that rule them.
 fn help() -> String {
     let (pace_low, pace_high) = (pace::MIN_MS as f64 / 1e3, pace::MAX_MS as f64 / 1e3);
-    format!(
-        "Moves: SAN (e4, Nf3, exd5, O-O, e8=Q, Nbd7) or coordinates (e2e4, e7e8q). While rmax
-thinks, Enter or move makes it move now (quit too, and leaves); other commands wait for its
-move, and a move typed at the keyboard is not kept (type it after rmax's move). Commands:
-  new, undo, resign   a new game (your colour kept); take back your move and rmax's; give up
-  white, black, go    choose your side; go: rmax takes the side to move, you the other
+    let moves = "Moves: SAN (e4, Nf3, exd5, O-O, e8=Q) or coordinates (e2e4, e7e8q). While rmax \
+thinks, Enter or move makes it move now (quit too, and leaves); other commands wait for its \
+move, and a move typed meanwhile is not kept. Commands:";
+    let commands = format!(
+        "  new, undo, resign   a new game; take back your move and rmax's, or the game's end; \
+give up
+  new 960 [n]         a Chess960 game: Scharnagl's start n (0 to 959, 518 the standard one) \
+or a random one
+  white, black, go    your side; go: rmax takes the side to move, you the other
   hint, moves         a move for you (a short search); the legal moves
-  analyse [n]         the n best lines (1 to {MAX_ANALYSED}; default 3), deeper until Enter (also: analyze)
-  time <s>            rmax thinks s seconds a move (at most {MAX_SECONDS}; default 1; a paced level too)
-  clock <m>+<s>|off   a game on the clock: m minutes each, s seconds added a move (clock 10+5; at most
-                      {MAX_MINUTES}+{MAX_INCREMENT});
-                      off: back to time
+  analyse [n]         the n best lines (1 to {MAX_ANALYSED}, default 3) until Enter; analyze
+  time <s>            rmax thinks s seconds a move (default 1, at most {MAX_SECONDS})
+  clock <m>+<s>|off   m minutes each, s seconds added a move (clock 10+5; at most \
+{MAX_MINUTES}+{MAX_INCREMENT}); off: back to time
   depth <n>           rmax searches n plies a move instead (1 to {MAX_DEPTH})
-  level <elo>|off     rmax plays like a player rated elo ({ELO_MIN} to {ELO_MAX}; level 1500), or at full
-                      strength (the default)
-  pace on|off         at a level, a person's time for a move ({pace_low} to {pace_high} s; the default), or none
+  level <elo>|off     like a player rated elo ({ELO_MIN} to {ELO_MAX}; level 1500) or full \
+strength (the default); level info: how
+  pace on|off         at a level, a person's time ({pace_low} to {pace_high} s, on a clock a \
+share of it; the default) or none
   threads <n>         search threads at full strength (1 to {MAX_THREADS}; default 1)
-  board, flip         the board (the last move's squares in brackets), turned around
+  board, flip         the board (the last move in brackets), turned around
   unicode on|off      chess symbols for the pieces, or letters
-  eval [FEN]          the evaluation of the position (or of FEN), a row per group of terms
-  fen, setboard <FEN> the position as FEN; set one up, you to move (also: fen <FEN>)
-  pgn, save <file>    the game as PGN, shown or written to a file
+  eval [FEN]          the evaluation of the position (or of FEN) explained
+  fen, setboard <FEN> the position as FEN; set one up (also: fen <FEN>)
+  pgn, save <file>    the game as PGN, with its clocks; written to a file
   name <you>          your name in the game's PGN (default You)
-  load <file>         a game (PGN) or position (FEN) read; you play the side to move
-  review [s|nodes n]  the game reviewed: the moves marked ?! ? ?? with the better line, a
-                      summary; save then writes it annotated (default {NODES} nodes a position)
-  quit                leave (also Ctrl-D; an unsaved game is kept in a file rmax names)"
-    )
+  load <file>         a game (PGN, its clocks and result) or a position (FEN)
+  review [s|nodes n]  your mistakes (?! ? ??), better moves, a summary; then save \
+writes them ({NODES} nodes a position, or s seconds)
+  quit                leave (also Ctrl-D); an unsaved game is kept in a file"
+    );
+    let column = " ".repeat(22); // (where the commands' words begin)
+    wrap(moves, WIDTH, "") + "\n" + &wrap(&commands, WIDTH, &column)
 }
 
 /// The commands: the words that call them (`help` says what they do) and their handlers.
 type Command = (&'static [&'static str], fn(&mut Terminal, &str));
 const COMMANDS: [Command; 28] = [
     (&["help", "?"], |t, _| {
-        say!("{}\nNow: {}, {}.", help(), t.limit_text(), t.how(true))
+        tell!("{}\nNow: {}, {}.", help(), t.limit_text(), t.how(true))
     }),
-    (&["new"], |t, _| {
+    (&["new"], |t, arg| {
+        let game = match new_game(arg) {
+            Ok(game) => game,
+            Err(e) => return say!("{e}"),
+        };
         t.search.new_game(); // an empty hash table, no history
-        t.set_game(Game::new(start_board()), Some(t.human));
+        t.set_game(game, Some(t.human), vec![]);
     }),
     (&["undo"], |t, _| {
-        if t.game.resigned.take().is_some() {
-            let on_time = std::mem::take(&mut t.on_time);
-            t.clock = t.clock.filter(|_| !on_time);
-            let limit = t.limit_text();
-            match on_time {
-                true => say!("The loss on time is taken back; the clock is off: {limit}."),
-                false => say!("You take back your resignation."),
+        if let Some(end) = t.game.over.take() {
+            match end {
+                End::Time(_) => {
+                    t.clock = None;
+                    let limit = t.limit_text();
+                    tell!("The loss on time is taken back; the clock is off: {limit}.");
+                }
+                End::Recorded(_) => tell!("The game's result is set aside: the game goes on."),
+                _ => tell!("You take back your resignation."),
             }
             return t.show();
         }
@@ -77,15 +96,12 @@ const COMMANDS: [Command; 28] = [
         let take = 1 + usize::from(t.game.board().side == t.human);
         let only = "Nothing of yours to undo: rmax made the only move. Type new to start again.";
         match t.game.moves.len() {
-            0 => return say!("Nothing to undo."),
-            n if n < take => return say!("{only}"),
-            n => {
-                (0..take).for_each(|_| t.game.pop());
-                t.clocks.truncate(n - take);
-            }
+            0 => return tell!("Nothing to undo."),
+            n if n < take => return tell!("{only}"),
+            _ => (0..take).for_each(|_| t.game.pop()),
         }
         if let Some(clocks) = t.clock.map(Clock::text) {
-            say!("The clocks stay as they are ({clocks}): an undo takes back moves, not time.");
+            tell!("The clocks stay as they are ({clocks}): an undo takes back moves, not time.");
         }
         t.show();
     }),
@@ -99,100 +115,105 @@ const COMMANDS: [Command; 28] = [
         (engine.stop, engine.report) = (Arc::default(), None);
         if let (Some(m), info) = engine.think(&board, &keys, plan(ask).lim) {
             let score = Score::white(info.score, board.side).pawns();
-            say!("Hint: {} ({score})", numbered(&board, m));
+            tell!("Hint: {} ({score})", numbered(&board, m));
         }
     }),
     (&["resign"], |t, _| {
-        t.game.resigned = Some(t.human);
+        t.game.over = Some(End::Resignation(t.human));
         t.next();
     }),
     (&["time"], |t, arg| {
         let Some(s) = arg.parse().ok().filter(|s: &f64| *s > 0.0 && s.is_finite()) else {
-            return say!("time needs the seconds per move, e.g. time 2 or time 0.5");
+            return tell!("time needs the seconds per move, e.g. time 2 or time 0.5");
         };
         if s > MAX_SECONDS {
-            say!("rmax thinks at most an hour per move: time {MAX_SECONDS}.");
+            tell!("rmax thinks at most an hour per move: time {MAX_SECONDS}.");
         }
         let ms = (s.min(MAX_SECONDS) * 1000.0).max(1.0) as u64;
         (t.ms, t.depth, t.clock) = (Some(ms), None, None);
-        say!("{}.", t.limit_text());
+        tell!("{}.", t.limit_text());
     }),
     (&["clock"], |t, arg| {
-        let control = read_control(arg.trim()).filter(|_| arg.contains('+'));
-        t.clock = match control {
-            Some((None, m, s)) if m > 0.0 && m <= MAX_MINUTES && s <= MAX_INCREMENT => {
-                Some(Clock::new((m * 60.0, s)))
-            }
-            _ if arg.eq_ignore_ascii_case("off") => None,
-            _ => return say!("clock needs minutes each + seconds added a move (at most {MAX_MINUTES}+{MAX_INCREMENT}), e.g. clock 10+5 or clock 0.5+0; or clock off"),
+        let control = read_control(arg.trim()).filter(|c| c.0.is_none() && arg.contains('+'));
+        t.clock = match control.and_then(|(_, minutes, s)| Clock::set(minutes, s)) {
+            Some(clock) => Some(clock),
+            None if arg.eq_ignore_ascii_case("off") => None,
+            None => return tell!("clock needs minutes each + seconds added a move (at most {MAX_MINUTES}+{MAX_INCREMENT}), e.g. clock 10+5 or clock 0.5+0; or clock off"),
         };
         let Some(c) = t.clock else {
-            return say!("The clock is off: {}.", t.limit_text());
+            return tell!("The clock is off: {}.", t.limit_text());
         };
         let (each, inc, control) = (face(c.left[0]), c.control.1, c.control());
-        say!(
+        tell!(
             "On the clock: {each} each, {inc} s added a move ({control}); clock off: back to time."
         );
     }),
     (&["depth"], |t, arg| {
         let Some(depth @ 1..=MAX_DEPTH) = int(arg) else {
-            return say!("depth needs a number of plies from 1 to {MAX_DEPTH}, e.g. depth 6");
+            return tell!("depth needs a number of plies from 1 to {MAX_DEPTH}, e.g. depth 6");
         };
         (t.depth, t.clock) = (Some(depth), None);
         let limit = t.limit_text();
-        say!("{limit}, however long it takes (Enter: move now).");
+        tell!("{limit}, however long it takes (Enter: move now).");
     }),
     (&["level"], |t, arg| {
+        if arg.eq_ignore_ascii_case("info") {
+            return tell!("{}", t.level_info());
+        }
         if arg.eq_ignore_ascii_case("off") {
             t.level = None;
-            return say!("rmax plays at full strength.");
+            return tell!("rmax plays at full strength.");
         }
         let Some(level) = int(arg).and_then(Level::new) else {
-            let off = "or off for full strength";
-            return say!("level needs a rating from {ELO_MIN} to {ELO_MAX} (level 1500), {off}.");
+            let off = "or off for full strength; level info: how rmax plays now";
+            return tell!("level needs a rating from {ELO_MIN} to {ELO_MAX} (level 1500), {off}.");
         };
         t.level = Some(level);
         let pace = match t.pace {
-            true => "takes a person's time for a move",
-            false => "moves at once (pace on: a person's time)",
+            true => "taking a person's time",
+            false => "moving at once (pace on: a person's time)",
         };
-        let (elo, nodes, margin) = (level.elo, level.nodes, f64::from(level.margin) / 100.0);
-        let pick = match level.lines {
-            1 => "its best line".to_string(),
-            n => format!("one of its {n} best lines up to {margin:.2} pawns below the best"),
+        let player = match level.elo {
+            ..1200 => "a beginner",
+            1200..1600 => "a casual player",
+            1600..2000 => "a club player",
+            _ => "a strong player",
         };
-        say!("rmax plays like a player rated {elo} (at most {nodes} nodes a move, {pick}) and {pace}.");
+        let elo = level.elo;
+        tell!("rmax now plays like {player} rated about {elo}, {pace}.");
     }),
     (&["pace"], |t, arg| {
         let Some(on) = on_off(arg) else {
-            return say!("pace on or pace off: at a level, a person's time for a move, or none.");
+            return tell!("pace on or pace off: at a level, a person's time for a move, or none.");
         };
         t.pace = on;
-        let most = t.pace_ms() as f64 / 1000.0;
         match on {
-            true => say!("At a level, rmax takes a person's time for a move (at most {most} s)."),
-            false => say!("At a level, rmax moves as soon as it has chosen."),
+            true => tell!(
+                "At a level, rmax takes a person's time for a move ({}).",
+                t.pace_words()
+            ),
+            false => tell!("At a level, rmax moves as soon as it has chosen."),
         }
     }),
     (&["threads"], |t, arg| {
         let Some(n @ 1..) = int(arg).filter(|&n| n <= MAX_THREADS as i64) else {
-            return say!("threads needs a number from 1 to {MAX_THREADS}, e.g. threads 2");
+            return tell!("threads needs a number from 1 to {MAX_THREADS}, e.g. threads 2");
         };
         t.search.set_threads(n as usize);
         let s = if n == 1 { "" } else { "s" };
         let level = usize::from(t.level.is_some() && n > 1);
         let level = ["", " (at full strength: a level plays on one)"][level];
-        say!("rmax searches on {n} thread{s}{level}.");
+        tell!("rmax searches on {n} thread{s}{level}.");
     }),
     (&["analyse", "analyze"], |t, arg| {
         let lines = int(arg).or(arg.is_empty().then_some(3));
         let Some(lines) = lines.filter(|n| (1..=MAX_ANALYSED).contains(n)) else {
-            return say!("analyse needs a number of lines from 1 to {MAX_ANALYSED} (analyse 3).");
+            return tell!("analyse needs a number of lines from 1 to {MAX_ANALYSED} (analyse 3).");
         };
         let (board, lines) = (*t.game.board(), lines as usize);
         let shown = lines.min(board.gen(false).len());
         let s = if shown == 1 { "" } else { "s" };
-        say!("rmax analyses the {shown} best line{s} (Enter: stop).");
+        tell!("rmax analyses the {shown} best line{s} (Enter: stop).");
         let (mut view, live) = (View::default(), t.live);
         view.width = t.width;
         let view = Arc::new(Mutex::new(view));
@@ -200,7 +221,7 @@ const COMMANDS: [Command; 28] = [
         let print = move |info: &Info| {
             let text = format!("{}) {}", info.multipv, search_line(&board, info));
             if !live {
-                return say!("  {text}");
+                return say!("{}", wrap(&format!("  {text}"), WIDTH, "     "));
             }
             let (mut view, i) = (lock(&view), info.multipv.max(1) - 1);
             let n = view.lines.len().max(i + 1);
@@ -213,10 +234,17 @@ const COMMANDS: [Command; 28] = [
         t.search.start(&t.game, plan(ask), None, print);
     }),
     (&["board"], |t, _| t.show()),
-    (&["eval"], |t, fen| match parse_fen(fen) {
-        _ if fen.is_empty() => say!("{}", explain(t.game.board(), &W)),
-        Ok(board) => say!("{}", explain(&board, &W)),
-        Err(e) => say!("Bad FEN: {e} (eval alone: the position now)"),
+    (&["eval"], |t, fen| {
+        let board = match parse_fen(fen) {
+            _ if fen.is_empty() => *t.game.board(),
+            Ok(board) => board,
+            Err(e) => return tell!("Bad FEN: {e} (eval alone: the position now)"),
+        };
+        // (a row's note goes on below its numbers)
+        say!(
+            "{}",
+            wrap(&explain(&board, &W).to_string(), WIDTH, &" ".repeat(42))
+        );
     }),
     (&["flip"], |t, _| {
         t.flip = !t.flip;
@@ -224,7 +252,7 @@ const COMMANDS: [Command; 28] = [
     }),
     (&["unicode"], |t, arg| {
         let Some(on) = on_off(arg) else {
-            return say!("unicode on or unicode off: chess symbols for the pieces, or letters.");
+            return tell!("unicode on or unicode off: chess symbols for the pieces, or letters.");
         };
         t.unicode = on;
         t.show();
@@ -232,7 +260,7 @@ const COMMANDS: [Command; 28] = [
     (&["moves"], |t, _| {
         let board = t.game.board();
         let moves: Vec<String> = board.gen(false).iter().map(|&m| san(board, m)).collect();
-        say!("{} legal moves: {}", moves.len(), moves.join(" "));
+        tell!("{} legal moves: {}", moves.len(), moves.join(" "));
     }),
     (&["fen"], |t, fen| t.setboard(fen, true)),
     (&["setboard"], |t, fen| t.setboard(fen, false)),
@@ -240,56 +268,52 @@ const COMMANDS: [Command; 28] = [
     (&["name"], |t, arg| {
         if arg.is_empty() {
             let now = &t.name;
-            return say!("name needs your name, e.g. name Ada Lovelace (now: {now}).");
+            return tell!("name needs your name, e.g. name Ada Lovelace (now: {now}).");
         }
         t.name = short(arg);
         let side = colour(t.human); // a loaded game's tag too
         if let Some(tag) = t.tags.iter_mut().find(|tag| tag.0 == side) {
             tag.1 = t.name.clone();
         }
-        say!("Your name in the game's PGN: {}.", t.name);
+        tell!("Your name in the game's PGN: {}.", t.name);
     }),
     (&["save"], |t, path| {
         let (plies, name) = (t.game.moves.len(), short(path));
         if path.is_empty() {
-            return say!("save needs a file name, e.g. save game.pgn");
+            return tell!("save needs a file name, e.g. save game.pgn");
         }
         let pgn = t.pgn();
         let notes = t.reviewed.as_ref().filter(|(game, _)| *game == pgn);
         let (text, how) = notes.map_or((&pgn, ""), |n| (&n.1, " with the review's notes"));
         match std::fs::write(path, format!("{text}\n")) {
             Ok(()) => {
-                say!("Saved the game ({plies} plies){how} to {name}.");
+                tell!("Saved the game ({plies} plies){how} to {name}.");
                 t.saved = pgn;
             }
-            Err(e) => say!("Cannot save to '{name}': {e}"),
+            Err(e) => tell!("Cannot save to '{name}': {e}"),
         }
     }),
     (&["load"], |t, path| {
         let name = short(path);
         if path.is_empty() {
-            return say!("load needs a file name, e.g. load game.pgn");
+            return tell!("load needs a file name, e.g. load game.pgn");
         }
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
-            Err(e) => return say!("Cannot read '{name}': {e}"),
+            Err(e) => return tell!("Cannot read '{name}': {e}"),
         };
-        let game = match parse_fen(text.trim()) {
-            Ok(board) if text.trim().lines().count() == 1 => Ok((Game::new(board), vec![])),
-            _ => read_pgn(&text, false).map(|games| match games.into_iter().next() {
-                Some(g) => (g.game, g.tags),
-                None => (Game::new(start_board()), vec![]),
-            }),
+        let bare = |board| PgnGame {
+            tags: vec![],
+            game: Game::new(board),
+            result: "*".into(),
         };
-        match game {
-            Ok((game, tags)) => {
-                let (plies, side) = (game.moves.len(), colour(game.board().side));
-                say!("Loaded {plies} plies from {name}; you play {side}.");
-                t.set_game(game, None);
-                (t.tags, t.loaded) = (tags, plies);
-                t.saved = t.pgn();
-            }
-            Err(e) => say!("Cannot load '{name}': {e}"),
+        let record = match parse_fen(text.trim()) {
+            Ok(board) if text.trim().lines().count() == 1 => Ok(Some(bare(board))),
+            _ => read_pgn(&text, false).map(|games| games.into_iter().next()),
+        };
+        match record.map(|r| r.unwrap_or_else(|| bare(start_board()))) {
+            Ok(record) => t.load(record, &name),
+            Err(e) => tell!("Cannot load '{name}': {e}"),
         }
     }),
     (&["review"], |t, arg| {
@@ -299,17 +323,46 @@ const COMMANDS: [Command; 28] = [
             _ => Effort::seconds(arg),
         };
         match budget {
-            Err(e) => say!("review {e}, e.g. review 0.2 or review nodes 300000"),
-            Ok(_) if t.game.moves.is_empty() => say!("No moves to review yet."),
+            Err(e) => tell!("review {e}, e.g. review 0.2 or review nodes 300000"),
+            Ok(_) if t.game.moves.is_empty() => tell!("No moves to review yet."),
             Ok(budget) => {
                 let (text, annotated) = review_game(&t.record(), budget);
-                say!("{text}\nsave <file> writes the game with the review's notes.");
+                tell!("{text}\nsave <file> writes the game with the review's notes.");
                 t.reviewed = Some((t.pgn(), annotated));
             }
         }
     }),
     (&["quit", "exit"], |_, _| {}),
 ];
+/// `new`'s game: the start position, or after `960` Chess960's start number n (Scharnagl's
+/// numbering, 0 to 959; none: a random one), said with its back rank.
+fn new_game(arg: &str) -> Result<Game, String> {
+    let n = match split_word(arg) {
+        ("", _) => return Ok(Game::new(start_board())),
+        ("960", "") => fresh() as usize % 960,
+        ("960", n) => match int(n) {
+            Some(n @ 0..=959) => n as usize,
+            _ => {
+                return Err(format!(
+                    "new 960 takes a start number from 0 to 959, not '{}'.",
+                    short(n)
+                ))
+            }
+        },
+        _ => {
+            return Err(format!(
+                "new takes nothing or 960 (new 960, new 960 518), not '{}'.",
+                short(arg)
+            ))
+        }
+    };
+    let mut game = Game::new(chess960_start(n));
+    game.chess960 = true;
+    let rank: String = (0..8).map(|f| letter(game.board().b[f])).collect();
+    say!("Chess960, start position {n} ({rank}): castle by O-O, O-O-O or the king onto its rook.");
+    Ok(game)
+}
+
 /// The commands that need a game still played (else they say it is over).
 const IN_PLAY: [&str; 6] = ["go", "hint", "resign", "moves", "analyse", "analyze"];
 
@@ -332,9 +385,8 @@ pub struct Terminal {
     /// rmax's time a move as `time` gave it (ms; None: 1 s), or its depth instead.
     ms: Option<u64>,
     depth: Option<i64>,
-    /// A game on the clock (it rules instead); `on_time`: the game was lost on time.
+    /// A game on the clock (it rules instead).
     clock: Option<Clock>,
-    on_time: bool,
     level: Option<Level>,
     pace: bool,
     unicode: bool,
@@ -350,12 +402,9 @@ pub struct Terminal {
     ticking: Arc<Mutex<bool>>,
     /// The last `review`: the game's PGN then, and the same annotated (for `save`).
     reviewed: Option<(String, String)>,
-    /// The person's name; a loaded game's tags, and its plies (its result kept until a move).
+    /// The person's name; a loaded game's tags.
     name: String,
-    tags: Vec<(String, String)>,
-    loaded: usize,
-    /// On a clock, the mover's time left (ms) after each move of the game (PGN's `%clk`).
-    clocks: Vec<Option<i64>>,
+    tags: Vec<Tag>,
     /// The game's PGN when it was last saved or loaded: what leaving would lose.
     saved: String,
     /// Where searches and alarms send events; the alarm's (ply, time left); the screen's width.
@@ -400,7 +449,6 @@ impl Terminal {
             ms: None,
             depth: None,
             clock: None,
-            on_time: false,
             level: None,
             pace: true,
             unicode: live && (locale.contains("utf-8") || locale.contains("utf8")),
@@ -413,8 +461,6 @@ impl Terminal {
             reviewed: None,
             name: "You".into(),
             tags: vec![],
-            loaded: 0,
-            clocks: vec![],
             saved: String::new(),
             alarm: None,
             width: if live { columns() } else { 80 },
@@ -423,28 +469,33 @@ impl Terminal {
     }
 
     pub fn greet(&self) {
-        say!("rmax {VERSION}. You play White: type a move (e4, Nf3, O-O, e2e4) or help.");
+        tell!("rmax {VERSION}. You play White: type a move (e4, Nf3, O-O, e2e4) or help.");
         self.show();
         prompt();
     }
 
-    /// Obeys `first`, then the input's lines, until `quit` or the end of input.
+    /// Obeys `first`, then the input's lines, until `quit` or the end of input: a prompt after
+    /// what was said, none after an event that said nothing (a stale alarm, an old search's end).
     pub fn run(mut self, input: Receiver<Event>, first: &str) {
-        let mut line = Some(first.to_string());
+        let (mut line, mut quiet) = (Some(first.to_string()), false);
         loop {
             // a line, or those that came while rmax thought, now that it has moved
             while let Some(next) = line.take().or_else(|| self.idle_line()) {
                 if !self.command(&next) {
                     return self.leave();
                 }
+                quiet = false;
             }
             if !self.search.busy() {
-                prompt();
+                if !quiet {
+                    prompt();
+                }
                 if self.leaving {
                     return self.leave();
                 }
                 self.set_alarm();
             }
+            quiet = false;
             match input.recv() {
                 Ok(Event::Line(next)) if self.search.busy() => self.while_thinking(next),
                 Ok(Event::Line(next)) => line = Some(next),
@@ -452,12 +503,11 @@ impl Terminal {
                     "That line is too long ({n} bytes, at most {MAX_LINE}); ignored."
                 )),
                 Ok(Event::Done(id)) if self.search.is_current(id) => self.search_done(),
-                Ok(Event::Done(_)) => {}
                 Ok(Event::Alarm) if self.flag_fell() => {
                     say!();
                     self.show_and_end();
                 }
-                Ok(Event::Alarm) => {}
+                Ok(Event::Done(_) | Event::Alarm) => quiet = true,
                 // end of input: piped commands all run (an analysis stops); Ctrl-D leaves at once
                 Ok(Event::Eof) | Err(_) if self.search.busy() && !self.keyboard => {
                     if self.analysis.is_some() {
@@ -514,6 +564,7 @@ impl Terminal {
 
     /// A notice while rmax may think: in the thinking line's place, which comes back below.
     fn notice(&self, text: &str) {
+        let text = wrap(text, WIDTH, "");
         if !self.live || !self.search.busy() {
             return say!("{text}");
         }
@@ -539,7 +590,7 @@ impl Terminal {
         let over = self.ended().filter(|_| IN_PLAY.contains(&word.as_str()));
         match (COMMANDS.iter().find(|c| c.0.contains(&word.as_str())), over) {
             _ if matches!(word.as_str(), "quit" | "exit") => return false,
-            (Some(_), Some(end)) => say!("{word}: the game is over. {end} Type new or undo."),
+            (Some(_), Some(end)) => tell!("{word}: the game is over. {end} Type new or undo."),
             (Some((_, run)), None) => run(self, arg),
             (None, _) if word.is_empty() || flag => {}
             (None, _) => self.human_move(line),
@@ -565,28 +616,81 @@ impl Terminal {
             return format!("at full strength{}", on.unwrap_or_default());
         };
         let one = ["", " (one thread)"][usize::from(full && threads > 1)];
-        let most = self.pace_ms() as f64 / 1000.0;
         let pace = match (self.pace, full) {
             (false, _) => ", moving at once".to_string(),
-            (true, true) => format!(", paced like a person (at most {most} s a move)"),
+            (true, true) => format!(", paced like a person ({})", self.pace_words()),
             (true, false) => String::new(),
         };
         format!("at level {}{one}{pace}", level.elo)
     }
 
+    /// How long a paced move takes at most, as `help` and `pace on` say it.
+    fn pace_words(&self) -> String {
+        match self.clock {
+            Some(_) => "on the clock, a person's share of it".into(),
+            None => format!("at most {} s a move", self.pace_ms() as f64 / 1000.0),
+        }
+    }
+
+    /// `level info`: what the level searches and plays, and its pace, in its own numbers.
+    fn level_info(&self) -> String {
+        let Some(level) = self.level else {
+            let full = "its best move, searched as long as its time allows";
+            return format!("rmax plays at full strength: {full} (level <elo>: weaker).");
+        };
+        let (elo, nodes, margin) = (level.elo, level.nodes, f64::from(level.margin) / 100.0);
+        let (bare, better) = (
+            "against a bare king more, one line",
+            "the better ones more often",
+        );
+        let pick = match level.lines {
+            1 => "its best line".to_string(),
+            n => format!(
+                "one of its {n} best lines up to {margin:.2} pawns below the best, {better}"
+            ),
+        };
+        let pace = match self.pace {
+            true => format!(
+                "waits a person's time, longer the harder the choice ({})",
+                self.pace_words()
+            ),
+            false => "moves as soon as it has chosen".into(),
+        };
+        let searches =
+            format!("At level {elo} rmax searches at most {nodes} nodes a move ({bare})");
+        format!("{searches} and plays {pick}; then it {pace}.")
+    }
+
     fn choose_side(&mut self, side: u8) {
         self.human = side;
         let (rmax, you) = (colour(side ^ 24), colour(side));
-        say!("rmax takes {rmax}; you play {you} now.");
+        tell!("rmax takes {rmax}; you play {you} now.");
         self.next();
     }
 
     fn setboard(&mut self, fen: &str, bare: bool) {
         match parse_fen(fen) {
             _ if bare && fen.is_empty() => say!("{}", self.game.board().fen()),
-            Ok(board) => self.set_game(Game::new(board), None),
-            Err(e) => say!("Bad FEN: {e}"),
+            Ok(board) => self.set_game(Game::new(board), None, vec![]),
+            Err(e) => tell!("Bad FEN: {e}"),
         }
+    }
+
+    /// A game read (`load`): its tags; on its TimeControl the clock, each side's time its last
+    /// `[%clk]`; a decided result over (its end then said); the person plays the side to move.
+    fn load(&mut self, mut record: PgnGame, name: &str) {
+        if let Some((None, base, increment)) = record.tag("TimeControl").and_then(read_control) {
+            self.clock = Clock::set(base / 60.0, increment).or(self.clock);
+        }
+        let result = [Some(record.result.as_str()), record.tag("Result")];
+        let decided = result.into_iter().flatten().find_map(End::recorded);
+        if record.game.end().is_none() {
+            record.game.over = decided;
+        }
+        let (plies, side) = (record.game.moves.len(), colour(record.game.board().side));
+        tell!("Loaded {plies} plies from {name}; you play {side}.");
+        self.set_game(record.game, None, record.tags);
+        self.saved = self.pgn();
     }
 
     /// The longest a paced move (and a hint) takes: the person's `time`, else pace::MAX_MS.
@@ -595,11 +699,18 @@ impl Terminal {
         ms.unwrap_or(pace::MAX_MS)
     }
 
-    /// Another game, on a clock both full again; the person plays `human` (None: the side to move).
-    fn set_game(&mut self, game: Game, human: Option<u8>) {
-        (self.game, self.on_time, self.tags) = (game, false, vec![]);
-        self.clocks = vec![None; self.game.moves.len()];
-        self.clock = self.clock.map(|c| Clock::new(c.control));
+    /// Another game (a loaded one's `tags`), on a clock each side's time its last in the game,
+    /// else full; the person plays `human` (None: the side to move).
+    fn set_game(&mut self, game: Game, human: Option<u8>, tags: Vec<Tag>) {
+        (self.game, self.tags) = (game, tags);
+        let last = self.game.last_clocks();
+        self.clock = self.clock.map(|c| {
+            let mut clock = Clock::new(c.control);
+            for (left, last) in clock.left.iter_mut().zip(last) {
+                *left = last.unwrap_or(*left);
+            }
+            clock
+        });
         self.human = human.unwrap_or(self.game.board().side);
         self.next();
     }
@@ -632,8 +743,8 @@ impl Terminal {
         if !self.punch(true) {
             return false;
         }
-        self.clocks.push(self.clock.map(|c| c.left[side]));
         self.game.push(m);
+        self.game.clocks[self.game.moves.len() - 1] = self.clock.map(|c| c.left[side]);
         true
     }
 
@@ -650,8 +761,8 @@ impl Terminal {
         let path = free.take(100).find(|p| !std::path::Path::new(p).exists());
         let kept = path.filter(|p| std::fs::write(p, self.pgn() + "\n").is_ok());
         match kept {
-            Some(p) => say!("\nThe game was not saved: it is kept in {p} (load {p} to go on)."),
-            None => say!("\nThe game was not saved, and could not be kept in a file."),
+            Some(p) => tell!("\nThe game was not saved: it is kept in {p}.\nTo go on: load {p}"),
+            None => tell!("\nThe game was not saved, and could not be kept in a file."),
         }
     }
 
@@ -661,22 +772,29 @@ impl Terminal {
         let clock = self.clock.as_mut();
         let fell = clock.is_some_and(|c| !c.punch(side, moved, over));
         if fell {
-            (self.game.resigned, self.on_time) = (Some(side), true);
+            self.game.over = Some(End::Time(side));
         }
         !fell
     }
 
-    /// How the game ended, with its result (`Checkmate: White wins, 1-0.`).
+    /// How the game ended, with its result (`Checkmate: White wins, 1-0.`; a loaded game's
+    /// result with its Termination tag).
     fn ended(&self) -> Option<String> {
         let end = self.game.end()?;
-        let (Some(side), true) = (self.game.resigned, self.on_time) else {
-            return Some(end.describe());
-        };
-        let (loser, winner, score) = (colour(side), colour(side ^ 24), end.score());
-        Some(format!("{loser} loses on time: {winner} wins, {score}."))
+        let why = tag_value(&self.tags, "Termination").filter(|_| matches!(end, End::Recorded(_)));
+        Some(match why {
+            Some(why) => format!(
+                "{}, {} (Termination: {}).",
+                end.words(),
+                end.score(),
+                short(why)
+            ),
+            None => end.describe(),
+        })
     }
 
-    /// The game for PGN: a loaded game's tags (result updated), else names, level, clock, ending.
+    /// The game for PGN: names, level, clock, ending; a loaded game's tags in their order, its
+    /// Result and Termination brought up to date where they stand.
     fn record(&self) -> PgnGame {
         let black = usize::from(self.human != 8);
         let mut names = [self.name.clone(), format!("rmax {VERSION}")];
@@ -684,56 +802,58 @@ impl Terminal {
         let (mut tags, rating) = (vec![], ["BlackElo", "WhiteElo"][black]);
         tags.extend(self.level.map(|l| (rating, l.elo.to_string())));
         tags.extend(self.clock.map(|c| ("TimeControl", c.control())));
-        let end = match (self.on_time, self.game.end()) {
-            (true, _) => "time forfeit",
-            (_, Some(_)) => "normal",
-            _ => "unterminated",
+        let end = match self.game.end() {
+            Some(End::Recorded(_)) => None, // (a loaded game's own word stands)
+            Some(End::Time(_)) => Some("time forfeit"),
+            Some(_) => Some("normal"),
+            None => Some("unterminated"),
         };
-        tags.extend(self.clock.map(|_| ("Termination", end.to_string())));
+        tags.extend(
+            self.clock
+                .and(end)
+                .map(|end| ("Termination", end.to_string())),
+        );
         let mut record = self.game.record(&names[0], &names[1], &tags);
-        let tag = |name: &str| self.tags.iter().find(|t| t.0 == name).map(|t| t.1.clone());
-        match tag("Result").filter(|_| self.game.moves.len() == self.loaded) {
-            Some(result) if record.result == "*" => record.result = result,
-            _ => {}
-        }
         if !self.tags.is_empty() {
-            let result = ("Result".to_string(), record.result.clone());
-            let kept = self.tags.iter().filter(|t| t.0 != "Result").cloned();
-            record.tags = kept.chain([result]).collect();
+            let (mut tags, result) = (self.tags.clone(), Some(record.result.as_str()));
+            for (name, value) in [("Result", result), ("Termination", end)] {
+                match (tags.iter_mut().find(|t| t.0 == name), value) {
+                    (Some(tag), Some(value)) => tag.1 = value.into(),
+                    (None, Some(value)) if name == "Result" => {
+                        tags.push((name.into(), value.into()))
+                    }
+                    _ => {}
+                }
+            }
+            record.tags = tags;
         }
         record
     }
 
     /// The game as PGN, each move on a clock with the mover's time left (`[%clk 0:09:55]`).
     fn pgn(&self) -> String {
-        let clk = |ms: i64| vec![format!("{{ [%clk {}] }}", pgn_clock(ms))];
-        let note = |ms: &Option<i64>| Note {
-            after: ms.map_or(vec![], clk),
-            ..Note::default()
-        };
-        self.record()
-            .pgn(&self.clocks.iter().map(note).collect::<Vec<_>>())
+        self.record().pgn(&[])
     }
 
     fn human_move(&mut self, text: &str) {
-        let (board, over) = (*self.game.board(), self.game.end().is_some());
+        let board = *self.game.board();
         let (parsed, text) = (read_move(&board, text), short(text));
-        match parsed {
-            Parsed::NotAMove => {
-                say!("Unknown command or move '{text}': type help for the commands.")
+        match (parsed, self.ended()) {
+            (Parsed::NotAMove, _) => {
+                tell!("Unknown command or move '{text}': type help for the commands.")
             }
-            _ if over => say!("The game is over: type new or undo."),
-            Parsed::Move(m) if !self.play(m) => self.show_and_end(),
-            Parsed::Move(_) => self.next(),
-            Parsed::Ambiguous(moves) => {
+            (_, Some(end)) => tell!("The game is over: {end} Type new or undo to go on."),
+            (Parsed::Move(m), _) if !self.play(m) => self.show_and_end(),
+            (Parsed::Move(_), _) => self.next(),
+            (Parsed::Ambiguous(moves), _) => {
                 let moves: Vec<String> = moves.into_iter().map(|m| san(&board, m)).collect();
                 let moves = moves.join(" or ");
-                say!("Ambiguous move '{text}': it could be {moves}.");
+                tell!("Ambiguous move '{text}': it could be {moves}.");
             }
             // the one true reason (in check, the check only when it is the reason)
-            Parsed::Illegal => match crate::refusal::why(&board, &text) {
-                Some(why) => say!("Illegal move '{text}': {why}."),
-                None => say!("Illegal move '{text}' (type moves to list the legal moves)."),
+            (Parsed::Illegal, _) => match crate::refusal::why(&board, &text) {
+                Some(why) => tell!("Illegal move '{text}': {why}."),
+                None => tell!("Illegal move '{text}' (type moves to list the legal moves)."),
             },
         }
     }
@@ -760,14 +880,17 @@ impl Terminal {
             let left = c.left[usize::from(board.side != 8)];
             ask.clock = Some((left, (c.control.1 * 1e3) as i64, None));
             ask.overhead = OVERHEAD_MS;
-            say!("Clocks: {}.", c.text());
+            tell!("Clocks: {}.", c.text());
         }
         let plan = plan(ask);
-        // a level's pace within the person's time, on a clock also within the move's hard limit
-        let hard = self.clock.map_or(u64::MAX, |_| plan.hard);
-        let most = self.pace_ms().min(hard);
+        // a level's pace: on a clock a person's share of it, within the move's hard limit; else
+        // within the person's time
+        let pace = match self.clock {
+            Some(_) => Pace::new(plan.base(), plan.hard),
+            None => Pace::new(None, self.pace_ms()),
+        };
         let level = (self.level).map(|l| Level {
-            pace: self.pace.then_some(most),
+            pace: self.pace.then_some(pace),
             ..l
         });
         let (live, lines, width) = (self.live, self.level.is_none(), self.width);
@@ -784,7 +907,10 @@ impl Terminal {
                 &format!("{THINKING} {}", search_line(&board, info)),
                 width,
             )),
-            (true, false) => say!("  {}", search_line(&board, info)),
+            (true, false) => say!(
+                "{}",
+                wrap(&format!("  {}", search_line(&board, info)), WIDTH, "    ")
+            ),
             (false, _) => {}
         };
         self.search.start(&self.game, plan, level, print);
@@ -799,14 +925,14 @@ impl Terminal {
             if self.live && lock(&view).drawn > 0 {
                 say!(); // below the block
             }
-            return say!("Analysis stopped at depth {}.", outcome.info.depth);
+            return tell!("Analysis stopped at depth {}.", outcome.info.depth);
         }
         self.clear_thinking();
         let (board, info) = (*self.game.board(), outcome.info);
         if let Some(m) = outcome.best.filter(|&m| self.play(m)) {
             let score = Score::white(info.score, board.side).pawns();
             let (played, depth, secs) = (numbered(&board, m), info.depth, info.ms as f64 / 1e3);
-            say!("rmax plays {played}   (depth {depth}, {score}, {secs:.2} s)");
+            tell!("rmax plays {played}   (depth {depth}, {score}, {secs:.2} s)");
         }
         self.show_and_end();
     }
@@ -814,7 +940,7 @@ impl Terminal {
     fn show_and_end(&self) {
         self.show();
         if let Some(end) = self.ended() {
-            say!("{end} Type new or undo to go on.");
+            tell!("{end} Type new or undo to go on.");
         }
     }
 
@@ -829,7 +955,8 @@ impl Terminal {
     /// The board from the person's side (unless flipped), the last move in brackets; the status.
     fn show(&self) {
         let (board, last) = (self.game.board(), self.game.moves.last());
-        let marked = |square: usize| last.is_some_and(|m| m.from == square || m.to == square);
+        // (a castling king's target: its twin, to & 119 back on the board)
+        let marked = |square: usize| last.is_some_and(|m| m.from == square || m.to & 119 == square);
         let turned = self.flip != (self.human == 16);
         let text = diagram(board, turned, marked, |p| self.piece(p));
         let last = self.game.last_numbered();
@@ -851,7 +978,7 @@ impl Terminal {
             (_, Some('.' | '!')) => " ",
             _ => ". ",
         };
-        say!("{text}\n{status}{gap}{}", more.join(" "));
+        tell!("{text}\n{status}{gap}{}", more.join(" "));
     }
 
     /// A piece code (as in lib.rs) as shown: a chess symbol or its FEN letter.

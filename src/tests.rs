@@ -131,3 +131,23 @@ fn a_depth_beyond_the_draft_s_bits_leaves_the_bound_alone() {
     assert_eq!(data >> 24 & 3, 3);
     assert!(info.depth < 256);
 }
+
+/// In check on the 100th half-move a node searches for mate and else scores a draw; the hash
+/// table's score for the same position (the key has no clock) cuts nothing. Before, a stored
+/// score came back instead of the draw.
+#[test]
+fn in_check_on_the_hundredth_half_move_no_stored_score_comes_back() {
+    let fen = |half| format!("4k3/8/8/8/8/8/4Q3/4K3 b - - {half} 60");
+    let (fresh, late) = (
+        Board::from_fen(&fen(0)).unwrap(),
+        Board::from_fen(&fen(100)).unwrap(),
+    );
+    let mut e = Engine::new(1);
+    let (_, info) = e.think(&fresh, &[], depth(6)); // Black, a queen down: far below 0
+    assert!(info.score < -500, "{}", info.score);
+    // the same position a ply below the root, searched in a null window the entry settles
+    for beta in [-600, 0, 600] {
+        let s = e.search(&late, beta - 1, beta, 2, 1, true);
+        assert_eq!(s, 0, "beta {beta}");
+    }
+}

@@ -16,6 +16,10 @@ const LEFT_SHARE: f64 = 0.5;
 const HARD_TIMES: f64 = 5.0;
 /// The reserve: the overhead of this many moves to come stays unplanned (50: -98 +/- 39 at 5+0).
 const RESERVE_MOVES: i64 = 20;
+/// And these ms, whatever the increment pays: a busy machine's delays around a search, which no
+/// overhead setting foresees (a game lost by 14 ms at 10+0.1, living on the increment beside two
+/// builds: its last moves took 50 to 110 ms more than planned).
+const SAFETY_MS: i64 = 50;
 /// The factor on the base: stability, the score's fall, the best move's share (usual: 10+0.1's).
 const STABILITY: [f64; 6] = [2.0, 1.5, 1.2, 1.0, 0.85, 0.75];
 const FALL_CP: f64 = 60.0;
@@ -87,9 +91,14 @@ pub fn plan(ask: Ask) -> Plan {
 }
 
 impl Plan {
+    /// On a clock, the move's share of it (ms): its budget's base.
+    pub fn base(&self) -> Option<u64> {
+        self.rule.as_ref().map(|r| r.budget.base)
+    }
+
     /// `debug on`'s line at a search's start.
     pub fn describe(&self) -> String {
-        let base = self.rule.as_ref().map_or(self.lim.soft, |r| r.budget.base);
+        let base = self.base().unwrap_or(self.lim.soft);
         let (soft, held_hard, depth, nodes) =
             (self.lim.soft, self.hard, self.lim.depth, self.lim.nodes);
         format!("limits base {base} soft {soft} hard {held_hard} depth {depth} nodes {nodes}")
@@ -134,7 +143,9 @@ fn reserve(inc: i64, to_go: Option<i64>, overhead: i64) -> i64 {
     let overhead = overhead.max(0);
     let to_come = to_go.map_or(RESERVE_MOVES, |m| (m - 1).min(RESERVE_MOVES));
     let unpaid = overhead.saturating_sub(inc.max(0)).max(0);
-    overhead.saturating_add(unpaid.saturating_mul(to_come))
+    overhead
+        .saturating_add(unpaid.saturating_mul(to_come))
+        .saturating_add(SAFETY_MS)
 }
 
 /// The factor on the base (README: stability x fall x rivals), `fall` in cp.

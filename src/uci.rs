@@ -1,11 +1,11 @@
 //! UCI, the protocol of most GUIs: commands into an `Ask` and the search thread, and its lines.
 
 use crate::eval::explain;
-use crate::game::{letter, start_board, Game};
+use crate::game::{coordinates, letter, line_coordinates, parse_coordinates, start_board, Game};
 use crate::input::{int, parse_fen, short, Event, MAX_LINE};
 use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
-use crate::output::{diagram, moves_text, Score, VERSION};
-use crate::pace;
+use crate::output::{diagram, Score, VERSION};
+use crate::pace::Pace;
 use crate::searcher::{hashfull, lock, Searcher, HASH_MB, MAX_LINES, MAX_THREADS};
 use crate::timeman::{plan, Ask, OVERHEAD_MS};
 use rmax::{Board, Info, Move, START, W};
@@ -16,8 +16,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// `uci`'s options: name, default, min, max, and a spin's unit, or `check`, or `button`
-/// (SimulateThinkingTime: Velvet's name for a level's pace; Ponder: GUIs look for it).
-const OPTIONS: [(&str, i64, i64, i64, &str); 9] = [
+/// (SimulateThinkingTime: Velvet's name for a level's pace; Ponder: GUIs look for it;
+/// UCI_Chess960: castling written as the king taking its own rook, e1h1).
+const OPTIONS: [(&str, i64, i64, i64, &str); 10] = [
     ("Hash", HASH_MB as i64, 1, 1024, " (MB)"),
     ("Clear Hash", 0, 0, 0, "button"),
     ("Move Overhead", OVERHEAD_MS, 0, 5000, " (ms)"),
@@ -27,6 +28,7 @@ const OPTIONS: [(&str, i64, i64, i64, &str); 9] = [
     ("UCI_Elo", ELO_DEFAULT, ELO_MIN, ELO_MAX, ""),
     ("SimulateThinkingTime", 0, 0, 1, "check"),
     ("Ponder", 0, 0, 1, "check"),
+    ("UCI_Chess960", 0, 0, 1, "check"),
 ];
 
 /// The most `go` searches (ms) when a clock is not a number: a quick move, no endless search.
@@ -110,7 +112,7 @@ impl Uci {
                 (self.game, self.refused) = (Game::new(start_board()), None);
             }
             // after a refused position `go` answers `bestmove 0000`
-            ("position", _) => match game_of(args) {
+            ("position", _) => match game_of(args, self.chess960()) {
                 Ok(game) => {
                     self.conclude();
                     (self.game, self.refused) = (game, None);
@@ -143,6 +145,11 @@ impl Uci {
 
     fn option(&self, name: &str) -> i64 {
         self.values[OPTIONS.iter().position(|o| o.0 == name).expect("an option")]
+    }
+
+    /// UCI_Chess960: castling is the king taking its own rook, both ways.
+    fn chess960(&self) -> bool {
+        self.option("UCI_Chess960") == 1
     }
 
     /// `setoption name <name> [value <value>]`; a bad one changes nothing.
@@ -194,7 +201,7 @@ impl Uci {
         // a level's pace within the hard limit, none while held (it could outlast the budget)
         let (hard, paced) = (plan.hard, self.option("SimulateThinkingTime") == 1 && !held);
         let level = self.level().map(|l| Level {
-            pace: paced.then(|| hard.min(pace::MAX_MS)),
+            pace: paced.then(|| Pace::new(plan.base(), hard)),
             ..l
         });
         if self.debug {
@@ -204,9 +211,13 @@ impl Uci {
         (self.held, self.ponder) = (held, ponder.then(|| (started, Instant::now(), hard)));
         *lock(&self.shown) = None;
         let (multi, shown) = (self.option("MultiPV") > 1, self.shown.clone());
-        let table = self.search.engine().tt.clone();
+        let (table, board, chess960) = (
+            self.search.engine().tt.clone(),
+            *self.game.board(),
+            self.chess960(),
+        );
         let print = move |i: &Info| {
-            say!("{}", uci_info(i, multi, hashfull(&table)));
+            say!("{}", uci_info(i, multi, hashfull(&table), &board, chess960));
             if i.multipv <= 1 {
                 *lock(&shown) = i.pv.first().copied();
             }
@@ -223,7 +234,7 @@ impl Uci {
     /// The Ask of `go`'s words (None: a perft); errors in one line, unknown clocks: SAFE_MOVETIME.
     fn ask(&mut self, args: &[&str]) -> Option<Ask> {
         let (board, mut ask) = (*self.game.board(), Ask::default());
-        let (numbers, errors, bad_clock) = parse_go(args, &board, &mut ask);
+        let (numbers, errors, bad_clock) = parse_go(args, &board, &mut ask, self.chess960());
         if let Some(first) = errors.first() {
             let more = (errors.len() > 1).then(|| format!(" (and {} more)", errors.len() - 1));
             say!("info string error: go: {first}{}", more.unwrap_or_default());
@@ -231,7 +242,8 @@ impl Uci {
         let number = |word: &str| numbers.get(word).copied();
         if args.contains(&"perft") {
             if let Some(depth) = number("perft") {
-                self.search.perft(board, depth.clamp(0, 64) as u32);
+                self.search
+                    .perft(board, depth.clamp(0, 64) as u32, self.chess960());
             }
             return None;
         }
@@ -276,7 +288,8 @@ impl Uci {
             say!("info string threads {n} nodes {}", nodes.join(" "));
         }
         let (best, info, multi) = (outcome.best, outcome.info, self.option("MultiPV") > 1);
-        let mated = ["cp 0", "mate 0"][usize::from(self.game.board().in_check())];
+        let (board, chess960) = (*self.game.board(), self.chess960());
+        let mated = ["cp 0", "mate 0"][usize::from(board.in_check())];
         match best {
             None => say!("info depth 0 score {mated}"),
             Some(m) if *lock(&self.shown) != Some(m) => {
@@ -285,20 +298,27 @@ impl Uci {
                     line.pv = vec![m];
                 }
                 line.multipv = 1;
-                say!("{}", uci_info(&line, multi, full));
+                say!("{}", uci_info(&line, multi, full, &board, chess960));
             }
             Some(_) => {}
         }
+        let text = |board: &Board, m: Move| coordinates(board, m, chess960);
         match (best, info.pv.get(1)) {
-            (Some(m), Some(p)) if info.pv.first() == Some(&m) => say!("bestmove {m} ponder {p}"),
-            (Some(m), _) => say!("bestmove {m}"),
+            (Some(m), Some(&p)) if info.pv.first() == Some(&m) => {
+                say!(
+                    "bestmove {} ponder {}",
+                    text(&board, m),
+                    text(&board.after(m), p)
+                )
+            }
+            (Some(m), _) => say!("bestmove {}", text(&board, m)),
             (None, _) => say!("bestmove 0000"),
         }
     }
 }
 
-/// The game of `position startpos|fen <FEN> [moves ...]`.
-fn game_of(args: &[&str]) -> Result<Game, String> {
+/// The game of `position startpos|fen <FEN> [moves ...]`, castling written as `chess960` says.
+fn game_of(args: &[&str], chess960: bool) -> Result<Game, String> {
     let (fen, rest) = match args {
         ["startpos", rest @ ..] => (START.to_string(), rest),
         ["fen", rest @ ..] => {
@@ -315,7 +335,8 @@ fn game_of(args: &[&str]) -> Result<Game, String> {
         [w, ..] => return Err(format!("position: 'moves' expected, not '{}'", short(w))),
     };
     for text in moves {
-        let Some(m) = game.board().parse_move(&text.to_ascii_lowercase()) else {
+        let lower = text.to_ascii_lowercase();
+        let Some(m) = parse_coordinates(game.board(), &lower, chess960) else {
             return Err(format!("illegal move '{}' in position", short(text)));
         };
         game.push(m);
@@ -328,6 +349,7 @@ fn parse_go<'a>(
     args: &[&'a str],
     board: &Board,
     ask: &mut Ask,
+    chess960: bool,
 ) -> (HashMap<&'a str, i64>, Vec<String>, bool) {
     let (mut numbers, mut errors, mut bad_clock) = (HashMap::new(), vec![], false);
     let numeric = |w: &str| NUMERIC.split(' ').any(|n| n == w);
@@ -339,7 +361,8 @@ fn parse_go<'a>(
             "ponder" => ask.ponder = true,
             "searchmoves" => {
                 errors.push("searchmoves is not supported, all moves are searched".into());
-                while words.next_if(|w| board.parse_move(w).is_some()).is_some() {}
+                let legal = |w: &&&str| parse_coordinates(board, w, chess960).is_some();
+                while words.next_if(legal).is_some() {}
             }
             _ if numeric(word) => match words.peek().and_then(|w| int(w)) {
                 Some(v) => {
@@ -360,13 +383,13 @@ fn parse_go<'a>(
     (numbers, errors, bad_clock)
 }
 
-/// A tune build's search constant (`src/tools/params.rs`).
+/// A tune build's search constant (`src/params.rs`).
 #[cfg(feature = "tune")]
 fn set_tunable(name: &str, value: &str) {
     let (shown, given) = (short(name), short(value));
     let bad = format!("{shown} needs a whole number, not '{given}'");
     let set = value.parse().map_err(|_| bad);
-    if let Err(e) = set.and_then(|v| crate::tools::params::set(name, v)) {
+    if let Err(e) = set.and_then(|v| crate::params::set(name, v)) {
         say!("info string error: {e}");
     }
 }
@@ -387,19 +410,21 @@ fn identify() {
         }
     }
     #[cfg(feature = "tune")]
-    for p in crate::tools::params::PARAMS {
+    for p in crate::params::PARAMS {
         let (name, default, min, max) = (p.name, p.default, p.min, p.max);
         say!("option name {name} type spin default {default} min {min} max {max}");
     }
     say!("uciok");
 }
 
-/// The `info` line of an iteration's line; with `multi` (MultiPV above 1) it names its line.
-fn uci_info(i: &Info, multi: bool, hashfull: usize) -> String {
+/// The `info` line of an iteration's line from `board`; with `multi` (MultiPV above 1) it names
+/// its line; castling in the PV written as `chess960` says.
+fn uci_info(i: &Info, multi: bool, hashfull: usize, board: &Board, chess960: bool) -> String {
     let score = Score::of(i.score).uci();
     let nps = i.nodes.saturating_mul(1000) / i.ms.max(1);
     let line = multi.then(|| format!(" multipv {}", i.multipv.max(1)));
-    let pv = (!i.pv.is_empty()).then(|| format!(" pv {}", moves_text(&i.pv)));
+    let pv = line_coordinates(board, &i.pv, chess960);
+    let pv = (!i.pv.is_empty()).then(|| format!(" pv {pv}"));
     let (line, pv) = (line.unwrap_or_default(), pv.unwrap_or_default());
     // (extensions aside, the search went at least the depth deep)
     let (depth, seldepth, nodes, ms) = (i.depth, i.seldepth.max(i.depth as usize), i.nodes, i.ms);

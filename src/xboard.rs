@@ -1,12 +1,12 @@
 //! xboard (CECP v2): commands into an `Ask` and the search thread, and its lines.
 
 use crate::clock::read_control;
-use crate::game::{read_move, start_board, End, Game, Parsed};
+use crate::game::{coordinates, read_move, san, start_board, End, Game, Parsed};
 use crate::input::{int, parse_fen, short, split_word, Event, MAX_LINE};
-use crate::output::{moves_text, Score, VERSION};
+use crate::output::{Score, VERSION};
 use crate::searcher::{lock, Searcher, MAX_LINES, MAX_THREADS};
 use crate::timeman::{plan, Ask, OVERHEAD_MS};
-use rmax::Info;
+use rmax::{Board, Info, Move};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -38,6 +38,8 @@ pub struct Xboard {
     analysis_start: Instant,
     /// `MultiPV`: the lines analysis shows.
     lines: usize,
+    /// `variant fischerandom` (until `new`): Chess960, castling written O-O and O-O-O.
+    chess960: bool,
 }
 
 impl Xboard {
@@ -57,6 +59,7 @@ impl Xboard {
             progress: Arc::default(),
             analysis_start: Instant::now(),
             lines: 1,
+            chess960: false,
         }
     }
 
@@ -88,9 +91,10 @@ impl Xboard {
             "protover" => say!(
                 "feature myname=\"rmax {VERSION}\" setboard=1 ping=1 usermove=1 san=0 sigint=0 \
                  sigterm=0 colors=0 reuse=1 analyze=1 nps=0 memory=1 smp=1 \
-                 option=\"MultiPV -spin 1 1 {MAX_LINES}\" done=1"
+                 variants=\"normal,fischerandom\" option=\"MultiPV -spin 1 1 {MAX_LINES}\" done=1"
             ),
             "new" => self.new_game(),
+            "variant" => self.variant(arg),
             "analyze" => {
                 self.analysing = true;
                 self.reanalyse();
@@ -134,9 +138,18 @@ impl Xboard {
     fn new_game(&mut self) {
         self.abort();
         self.search.new_game();
-        self.game = Game::new(start_board());
+        (self.game, self.chess960) = (Game::new(start_board()), false);
         (self.plays, self.depth, self.clock) = (Some(16), None, None);
         self.reanalyse();
+    }
+
+    /// `variant normal|fischerandom`: the game to play (a Chess960 start comes by `setboard`).
+    fn variant(&mut self, arg: &str) {
+        match arg {
+            "normal" | "fischerandom" => self.chess960 = arg != "normal",
+            _ => say!("Error (unknown variant): {}", short(arg)),
+        }
+        self.game.chess960 = self.chess960;
     }
 
     /// `memory MB` (at most 1024) and `cores N` (at most MAX_THREADS); an analysis restarts.
@@ -157,7 +170,10 @@ impl Xboard {
     fn setboard(&mut self, fen: &str) {
         self.abort();
         match parse_fen(fen) {
-            Ok(board) => self.game = Game::new(board),
+            Ok(board) => {
+                self.game = Game::new(board);
+                self.game.chess960 |= self.chess960;
+            }
             Err(e) => say!("tellusererror Illegal position: {e}"),
         }
         self.reanalyse();
@@ -257,8 +273,8 @@ impl Xboard {
         let mut ask = Ask::default();
         (ask.clock, ask.movetime, ask.depth) = (clock, self.per_move, self.depth);
         ask.overhead = OVERHEAD_MS;
-        let post = self.post;
-        let print = move |i: &Info| _ = post.then(|| say!("{}", thinking(i)));
+        let (post, chess960) = (self.post, self.chess960);
+        let print = move |i: &Info| _ = post.then(|| say!("{}", thinking(i, &board, chess960)));
         self.search.start(&self.game, plan(ask), None, print);
     }
 
@@ -273,9 +289,10 @@ impl Xboard {
         (ask.depth, ask.lines, ask.infinite) = (self.depth, self.lines, true);
         *lock(&self.progress) = Info::default();
         self.analysis_start = Instant::now();
-        let progress = self.progress.clone();
+        let (progress, board, chess960) =
+            (self.progress.clone(), *self.game.board(), self.chess960);
         let print = move |i: &Info| {
-            say!("{}", thinking(i));
+            say!("{}", thinking(i, &board, chess960));
             if i.multipv <= 1 {
                 *lock(&progress) = i.clone();
             }
@@ -288,7 +305,9 @@ impl Xboard {
         let info = lock(&self.progress).clone();
         let centis = self.analysis_start.elapsed().as_millis() / 10;
         let total = self.game.board().gen(false).len();
-        let name = info.pv.first().map_or(String::new(), |m| format!(" {m}"));
+        let board = self.game.board();
+        let name = info.pv.first().map(|&m| move_text(board, m, self.chess960));
+        let name = name.map_or(String::new(), |m| format!(" {m}"));
         let (nodes, depth) = (info.nodes, info.depth);
         say!("stat01: {centis} {nodes} {depth} 0 {total}{name}");
     }
@@ -297,7 +316,7 @@ impl Xboard {
     fn engine_moved(&mut self) {
         let outcome = self.search.join();
         if let (false, Some(Some(m))) = (self.analysing, outcome.map(|o| o.best)) {
-            say!("move {m}");
+            say!("move {}", move_text(self.game.board(), m, self.chess960));
             self.game.push(m);
             if let Some(end) = self.game.end() {
                 say!("{}", result(end));
@@ -307,10 +326,29 @@ impl Xboard {
     }
 }
 
-/// xboard's thinking output: `ply score time(cs) nodes pv`.
-fn thinking(i: &Info) -> String {
-    let (score, pv) = (Score::of(i.score).xboard(), moves_text(&i.pv));
-    format!("{} {score} {} {} {pv}", i.depth, i.ms / 10, i.nodes)
+/// xboard's thinking output: `ply score time(cs) nodes pv`, the PV from `board`.
+fn thinking(i: &Info, board: &Board, chess960: bool) -> String {
+    let (score, mut board, mut pv) = (Score::of(i.score).xboard(), *board, vec![]);
+    for &m in &i.pv {
+        pv.push(move_text(&board, m, chess960));
+        board.make(m);
+    }
+    format!(
+        "{} {score} {} {} {}",
+        i.depth,
+        i.ms / 10,
+        i.nodes,
+        pv.join(" ")
+    )
+}
+
+/// A move as xboard reads it: coordinates (e2e4, e1g1), castling in Chess960 as O-O or O-O-O
+/// (CECP's words for it: a king's move there can be ambiguous).
+fn move_text(board: &Board, m: Move, chess960: bool) -> String {
+    match board.castles(m) {
+        Some(_) if chess960 => san(board, m).trim_end_matches(['+', '#']).to_string(),
+        _ => coordinates(board, m, false),
+    }
 }
 
 /// The result line, e.g. `1-0 {Checkmate: White wins}`.

@@ -152,7 +152,7 @@ fn every_error_kind_is_named_after_the_board() {
         &["castling"],
     );
     rejects(
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w AHah - 0 1",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkI - 0 1",
         &["castling"],
     );
     // e.p. field: malformed, wrong rank, or no pawn that just advanced two squares
@@ -208,7 +208,8 @@ fn accepted_variants() {
         board("4k3/8/8/8/8/8/8/4K3 w - - 3 0").fen(),
         "4k3/8/8/8/8/8/8/4K3 w - - 3 1"
     );
-    // castling letters in any order; rights without their king and rook are dropped
+    // castling letters in any order; rights without their king on its back rank and a rook
+    // on that side of it are dropped (a king between its rooks elsewhere: Chess960's rights)
     assert_eq!(
         board("r3k2r/8/8/8/8/8/8/R3K2R w qkQK - 0 1").fen(),
         "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"
@@ -218,8 +219,12 @@ fn accepted_variants() {
         "r3k3/8/8/8/8/8/8/4K2R w Kq - 0 1"
     );
     assert_eq!(
+        board("r3k2r/8/8/8/8/8/5K2/R6R w KQkq - 0 1").fen(),
+        "r3k2r/8/8/8/8/8/5K2/R6R w kq - 0 1"
+    );
+    assert_eq!(
         board("r3k2r/8/8/8/8/8/8/R4K1R w KQkq - 0 1").fen(),
-        "r3k2r/8/8/8/8/8/8/R4K1R w kq - 0 1"
+        "r3k2r/8/8/8/8/8/8/R4K1R w KQkq - 0 1"
     );
     // the side to move may be in check (but not the other)
     assert!(board("4k3/8/8/8/8/8/4R3/4K3 b - - 0 1").in_check());

@@ -383,7 +383,7 @@ fn the_terminal_level_shows_in_the_status_line_help_and_pgn() {
     let mut r = terminal_alone("0.05");
     say_has(&mut r, "level 1500", "1500");
     assert!(say(&mut r, "board").contains("rmax plays at level 1500."));
-    assert!(say(&mut r, "help").contains(
+    assert!(unwrapped(&say(&mut r, "help")).contains(
         "Now: rmax thinks 0.05 s per move, at level 1500, paced like a person (at most 0.05 s a move)."
     ));
     // bad values: a message, and the level stays
@@ -455,7 +455,7 @@ fn a_paced_level_in_the_terminal_takes_time_but_keeps_to_time_and_enter() {
     say(&mut r, "level 1000");
     let help = say_has(&mut r, "help", "pace on|off");
     assert!(
-        help.contains("at level 1000, paced like a person (at most 2 s a move)."),
+        unwrapped(&help).contains("at level 1000, paced like a person (at most 2 s a move)."),
         "{help}"
     );
     // not at once, within the time: rmax's own clock says at most 2 s (the wall's twice that)
@@ -477,8 +477,8 @@ fn a_paced_level_in_the_terminal_takes_time_but_keeps_to_time_and_enter() {
     say_has(&mut r, "pace off", "moves as soon as it has chosen");
     let (ms, secs, line) = reply_to_e4(&mut r);
     assert!(secs < 0.3 && ms < 450, "pace off: {ms} ms: {line}");
-    assert!(say(&mut r, "board").contains("rmax plays at level 1000, moving at once."));
-    assert!(say(&mut r, "help").contains("at level 1000, moving at once."));
+    assert!(unwrapped(&say(&mut r, "board")).contains("rmax plays at level 1000, moving at once."));
+    assert!(unwrapped(&say(&mut r, "help")).contains("at level 1000, moving at once."));
     assert!(say(&mut r, "pace sometimes").contains("pace on or pace off"));
     assert!(say(&mut r, "pace on").contains("at most 3 s"));
     // quit during the wait leaves at once
@@ -725,7 +725,7 @@ fn level_1000_does_not_always_open_with_the_same_move() {
     assert!(firsts.len() > 1, "always {firsts:?}");
 }
 
-/// The level of each rating, as `level` says it: README's table row by row, and between the
+/// The level of each rating, as `level info` says it: README's table row by row, and between the
 /// rows nodes geometric (the midpoint: the rows' geometric mean), margins linear, the lower
 /// row's lines; a point of Elo more is more nodes, never a wider margin or more lines
 /// (moved from an in-file test of src/level.rs).
@@ -733,12 +733,16 @@ fn level_1000_does_not_always_open_with_the_same_move() {
 fn the_levels_are_the_readme_table_and_interpolate_between_its_rows() {
     let mut r = terminal("0.05");
     let mut got = |elo: i64| -> Option<(u64, usize, i64)> {
-        let out = say(&mut r, &format!("level {elo}"));
-        let rest = out.split(" (at most ").nth(1)?;
-        let (nodes, rest) = rest.split_once(" nodes a move, ")?;
+        if say(&mut r, &format!("level {elo}")).contains("level needs") {
+            return None;
+        }
+        let info = unwrapped(&say(&mut r, "level info"));
+        let rest = info.split(" searches at most ").nth(1)?;
+        let (nodes, rest) = rest.split_once(" nodes a move ")?;
+        let rest = rest.split(" and plays ").nth(1)?;
         let lines = match rest.strip_prefix("one of its ") {
             Some(rest) => rest.split(' ').next()?.parse().ok()?,
-            None => usize::from(rest.starts_with("its best line)")),
+            None => usize::from(rest.starts_with("its best line;")),
         };
         let margin = rest
             .split(" up to ")

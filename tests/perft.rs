@@ -1,7 +1,8 @@
-//! Perft: the move generator against known leaf counts (tests/data/perft.epd).
+//! Perft: the move generator against known leaf counts (tests/data/perft.epd; Chess960's:
+//! tests/data/perft960.epd).
 
 mod common;
-use common::{perft_suite, Board, Perft, KIWIPETE, START};
+use common::{board, perft_file, perft_suite, Board, Perft, KIWIPETE, START};
 
 fn check(max_nodes: u64, deep: bool) {
     let positions = perft_suite();
@@ -61,6 +62,27 @@ fn a_piece_on_the_en_passant_square_does_not_capture_the_checking_pawn() {
         let b = Board::from_fen(fen).unwrap();
         for (depth, &n) in (1..).zip(&counts) {
             assert_eq!(b.perft(depth), n, "{fen} depth {depth}");
+        }
+    }
+}
+
+/// tests/data/perft960.epd: `FEN ;D1 n ;D2 n ...` a line, every count by python-chess
+/// (`chess.Board(fen, chess960=True)`). The first 20 are published (the Chess960 perft suite of
+/// the Chess Programming Wiki, as Ethereal's fischer.epd has it: its 20 smallest at depth 5 of
+/// the first 55); the other 17 the cases engines get wrong: the king already on its target
+/// (g1, c1) or a square from it either way, the rook between the king and its target or on
+/// the king's target, an inner rook's right (X-FEN `F`), the castling rook shielding the
+/// king's target from a rook beside it (no castling), a rook's square attacked (castling
+/// allowed), castling that gives check, Black castling.
+#[test]
+fn perft_matches_every_chess960_suite_position_to_depth_five() {
+    let suite = perft_file("perft960.epd");
+    assert!(suite.len() >= 20, "{} positions", suite.len());
+    for (fen, counts) in &suite {
+        let board = board(fen);
+        assert_eq!(counts.last().map(|c| c.0), Some(5), "{fen}: to depth 5");
+        for &(depth, want) in counts {
+            assert_eq!(board.perft(depth), want, "{fen} depth {depth}");
         }
     }
 }

@@ -12,7 +12,7 @@ fn refused(fen: &str, cases: &[(&str, &str)]) {
     say(&mut r, &format!("setboard {fen}"));
     for (text, reason) in cases {
         let out = say(&mut r, text);
-        let said = out.trim_end_matches(PROMPT).trim();
+        let said = unwrapped(out.trim_end_matches(PROMPT).trim());
         assert_eq!(said, format!("Illegal move '{text}': {reason}."), "{fen}");
     }
     assert_eq!(terminal_fen(&mut r), board(fen).fen(), "{cases:?}");

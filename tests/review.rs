@@ -17,6 +17,13 @@ fn review(args: &[&str]) -> (std::process::ExitStatus, String, String) {
     run(&all, 120.0)
 }
 
+/// A review's table with each wrapped line whole again: a row goes on below its Better column,
+/// a side's summary below its first line (the terminal's 80 columns).
+fn joined(table: &str) -> String {
+    let row = format!("\n{}", " ".repeat(45));
+    table.replace(&row, " ").replace("\n  ", " ")
+}
+
 /// Reviews `pgn`, written to `name` in `dir`, with `args` (successfully): the table.
 fn review_file(dir: &Path, name: &str, pgn: &str, args: &[&str]) -> String {
     let input = dir.join(name);
@@ -74,6 +81,7 @@ fn a_planted_blunder_is_marked_with_the_better_move_and_every_tag_and_move_is_ke
     let out_arg = out.to_string_lossy().into_owned();
     let (status, table, err) = review(&[GAMES, "--nodes", NODES, "--out", &out_arg]);
     assert!(status.success(), "{err}\n{table}");
+    let table = joined(&table);
     // the progress, a line a game (standard error is not a terminal here)
     assert_has(&err, "review: game 1 of 2");
     assert_has(&err, "review: game 2 of 2");
@@ -193,8 +201,8 @@ fn a_bad_or_cut_pgn_gets_an_error_naming_the_game_and_move_and_leaves_no_file() 
             "game 2 (C - D): a comment opened with '{' is never closed",
         ),
         (
-            "[White \"C\"]\n[Black \"D\"]\n[Variant \"Chess960\"]\n\n1. d4 *\n",
-            "game 2 (C - D): the variant 'Chess960' is not standard chess",
+            "[White \"C\"]\n[Black \"D\"]\n[Variant \"Atomic\"]\n\n1. d4 *\n",
+            "game 2 (C - D): the variant 'Atomic' is not standard chess or Chess960",
         ),
         ("", "no game found"),
     ];
@@ -352,8 +360,9 @@ fn a_move_allowing_mate_is_marked_and_the_default_review_is_the_same_every_time(
     let game = "[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 Nd4 4. Nxe5 Qg5 \
                 5. Nxf7 Qxg2 6. Rf1 Qxe4+ 7. Be2 Nf3# 0-1\n";
     let table = review_file(&dir, "shilling.pgn", game, &[]);
+    let rows = joined(&table);
     assert!(table.contains("500000 nodes a position"), "{table}");
-    let row = line_of(&table, "7. Be2");
+    let row = line_of(&rows, "7. Be2");
     assert!(row.contains("allows mate in 1; 7. Qe2 "), "{row}");
     assert!(row.starts_with("7. Be2?"), "{row}");
     let annotated = std::fs::read_to_string(dir.join("shilling-review.pgn")).expect("written");
@@ -368,7 +377,7 @@ fn a_move_allowing_mate_is_marked_and_the_default_review_is_the_same_every_time(
 fn a_missed_mate_is_marked_with_the_mating_line() {
     let dir = Scratch::new("missed");
     let game = format!("[SetUp \"1\"]\n[FEN \"{MATE_IN_2}\"]\n\n1. Qxb7 *\n");
-    let table = review_file(&dir, "missed.pgn", &game, &["--nodes", NODES]);
+    let table = joined(&review_file(&dir, "missed.pgn", &game, &["--nodes", NODES]));
     let row = line_of(&table, "1. Qxb7");
     assert!(row.contains("#2") && row.contains('?'), "{row}");
     assert_has(row, "misses mate in 2; 1. Nf5+ gxf5 2. Qh5#");
@@ -399,6 +408,7 @@ fn every_better_move_comes_with_a_line() {
     let out = dir.join("out.pgn").to_string_lossy().into_owned();
     let (status, table, err) = review(&[GAMES, "--nodes", "1500", "--out", &out]);
     assert!(status.success(), "{err}");
+    let table = joined(&table);
     let lines: Vec<&str> = move_rows(&table).filter(|l| l.contains('?')).collect();
     assert!(lines.len() >= 3, "{table}");
     for line in lines {
@@ -523,7 +533,7 @@ fn a_move_that_keeps_a_longer_mate_is_not_marked() {
     let dir = Scratch::new("longer");
     let fen = "1Q6/5pk1/2p3p1/1pbbN2p/7P/6n1/r5P1/4K3 b - - 7 37";
     let game = format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n37... Bb4+ *\n");
-    let table = review_file(&dir, "century.pgn", &game, &["--nodes", NODES]);
+    let table = joined(&review_file(&dir, "century.pgn", &game, &["--nodes", NODES]));
     let row = line_of(&table, "37... Bb4+");
     let words: Vec<&str> = row.split_whitespace().collect();
     assert!(words[2..4].iter().all(|s| s.starts_with("#-")), "{row}");
@@ -538,7 +548,7 @@ fn a_mate_allowed_or_missed_in_a_decided_game_is_at_most_an_inaccuracy() {
     let dir = Scratch::new("decided");
     let fen = "5R2/R5pp/2b1p1k1/5n2/p1r2PK1/8/7P/8 b - - 0 1";
     let game = format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n1... Rd4 2. Rd8 Nh6+ *\n");
-    let table = review_file(&dir, "decided.pgn", &game, &[]);
+    let table = joined(&review_file(&dir, "decided.pgn", &game, &[]));
     assert_has(line_of(&table, "1... Rd4?!"), "misses mate in 2");
     assert_has(line_of(&table, "2. Rd8?!"), "allows mate in");
     assert!(move_rows(&table).all(|r| !r.contains("??")), "{table}");
@@ -552,7 +562,7 @@ fn a_better_move_is_never_one_rated_below_the_move_played() {
     let dir = Scratch::new("below");
     let fen = "4q2k/8/4P1p1/p4QNp/2P4P/3P1P2/1R2P3/5R1K w - - 0 38";
     let game = format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n38. Qf6+ *\n");
-    let table = review_file(&dir, "mate.pgn", &game, &["--nodes", NODES]);
+    let table = joined(&review_file(&dir, "mate.pgn", &game, &["--nodes", NODES]));
     let row = line_of(&table, "38. Qf6+");
     assert!(row.contains('#') && !row.contains('?'), "{row}");
 }
@@ -564,7 +574,7 @@ fn a_mate_the_search_has_not_proven_is_no_score_of_310_pawns() {
     let dir = Scratch::new("bound");
     let fen = "5R2/R5pp/2b1p1k1/5n2/p1r2PK1/8/7P/8 b - - 0 1";
     let game = format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n1... Rd4 2. Rd8 Nh6+ *\n");
-    let table = review_file(&dir, "bound.pgn", &game, &["--nodes", NODES]);
+    let table = joined(&review_file(&dir, "bound.pgn", &game, &["--nodes", NODES]));
     let words: Vec<&str> = line_of(&table, "2. Rd8").split_whitespace().collect();
     assert_eq!(words[3], "-10.00", "{table}");
     let annotated = std::fs::read_to_string(dir.join("bound-review.pgn")).expect("written");
@@ -572,4 +582,42 @@ fn a_mate_the_search_has_not_proven_is_no_score_of_310_pawns() {
         !table.contains("310") && !annotated.contains("310"),
         "{table}\n{annotated}"
     );
+}
+
+/// The game kept as played: each move's clock (`[%clk]`, lichess's and rmax's form alike)
+/// goes to the annotated file beside its `[%eval]`, as it was, the tags in their order; and
+/// the review's table fits 80 columns.
+#[test]
+fn the_annotated_game_keeps_each_moves_clock_and_the_table_fits_80_columns() {
+    let dir = Scratch::new("clocks");
+    let pgn = "[Event \"Rapid\"]\n[White \"Ann\"]\n[Black \"Bob\"]\n[Result \"0-1\"]\n\
+        [TimeControl \"900+10\"]\n\n1. e4 { [%eval 0.2] [%clk 0:15:05] } 1... e5 \
+        { [%clk 0:14:58] } 2. Qh5 { [%clk 0:14:41] } 2... Nc6 { [%clk 0:15:02] } 3. Bc4 \
+        { [%clk 0:14:30] } 3... Nf6 { [%clk 0:14:12] } 4. Qxf7# { [%clk 0:14:33] } 1-0\n";
+    let out = dir.join("out.pgn");
+    let table = review_file(
+        &dir,
+        "game.pgn",
+        pgn,
+        &["--nodes", "2000", "--out", &out.display().to_string()],
+    );
+    let annotated = std::fs::read_to_string(&out).expect("the annotated game");
+    let clocks = [
+        "0:15:05", "0:14:58", "0:14:41", "0:15:02", "0:14:30", "0:14:12", "0:14:33",
+    ];
+    let written: Vec<&str> = annotated.split("[%clk ").skip(1).map(|c| &c[..7]).collect();
+    assert_eq!(written, clocks, "{annotated}");
+    assert!(
+        annotated.contains("3... Nf6?? { [%clk 0:14:12] } { [%eval"),
+        "{annotated}"
+    );
+    let tags: Vec<&str> = annotated.lines().filter(|l| l.starts_with('[')).collect();
+    assert_eq!(
+        tags[..5],
+        pgn.lines().take(5).collect::<Vec<_>>()[..],
+        "{annotated}"
+    );
+    for line in table.lines() {
+        assert!(line.chars().count() <= 80, "{} columns: {line}", line.len());
+    }
 }

@@ -1,94 +1,29 @@
-//! Size budget: `src/lib.rs` may hold at most 18,270 non-whitespace characters of code.
+//! Size budget: `src/lib.rs` may hold at most 18,270 non-whitespace characters of code, and
+//! 673 more for Chess960.
 //!
 //! Why 18,270: rmax is never larger than 4ku, the engine it measures itself against, counted
 //! like for like. 4ku's 4k build is 17,584 characters counted this way; that count keeps its
 //! UCI loop (1,381 characters) and has no FEN reader, while `src/lib.rs` has no protocol and
 //! keeps its FEN reader and writer (about 2,067). So: 17,584 - 1,381 + 2,067 = 18,270.
 //!
-//! Comments (`//`, `///`, `//!` and nested `/* */`) do not count; string, byte-string, raw-string
-//! and char literals count verbatim, so a `//` or `/*` inside a literal is code, not a comment.
+//! Why 673 more: 4ku plays no Chess960, so what Chess960 costs has nothing in 4ku to be
+//! measured against and is budgeted apart, at what it cost when it came (issue 86): castling
+//! with the king and either rook on any files by FIDE's rule (each right's rook square kept,
+//! a king that castles less than two squares moving to its target's off-board twin), and FEN
+//! castling as X-FEN and Shredder-FEN both ways. `src/lib.rs` counted 18,196 before it (commit
+//! f42b625) and 18,869 with it: 673.
+//!
+//! Comments do not count; literals count verbatim (the counter, `code_chars`, is the tools'
+//! src/tools/source.rs: `rmax ab` reports a change's size with it).
+
+#[allow(dead_code)] // (the constants' reader: tests/tools.rs)
+#[path = "../src/tools/source.rs"]
+mod source;
+use source::code_chars;
 
 const LIMIT: usize = 18_270;
-
-/// Non-whitespace characters of Rust source `src` outside comments.
-fn code_chars(src: &str) -> usize {
-    let c: Vec<char> = src.chars().collect();
-    let ident = |ch: char| ch.is_alphanumeric() || ch == '_';
-    let mut keep = String::new(); // the source with comments removed
-    let mut i = 0;
-    while i < c.len() {
-        let at = |k: usize| c.get(k).copied().unwrap_or('\0');
-        // where the literal starting at i ends (exclusive), if one starts here
-        let mut lit_end = None;
-        let prev_ident = i > 0 && ident(c[i - 1]);
-        if at(i) == '/' && at(i + 1) == '/' {
-            while i < c.len() && c[i] != '\n' {
-                i += 1; // line comment, doc comments included
-            }
-            continue;
-        } else if at(i) == '/' && at(i + 1) == '*' {
-            let mut depth = 0;
-            loop {
-                if i >= c.len() {
-                    break;
-                } else if at(i) == '/' && at(i + 1) == '*' {
-                    depth += 1;
-                    i += 2;
-                } else if at(i) == '*' && at(i + 1) == '/' {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    i += 1;
-                }
-            }
-            keep.push(' '); // a comment separates tokens
-            continue;
-        } else if !prev_ident && (at(i) == 'r' || at(i) == 'b' && at(i + 1) == 'r') {
-            // raw string r"..", r#".."#, br".."; not a raw identifier such as r#type
-            let mut j = i + if at(i) == 'b' { 2 } else { 1 };
-            let hashes = (j..c.len()).take_while(|&k| c[k] == '#').count();
-            j += hashes;
-            if at(j) == '"' {
-                j += 1;
-                loop {
-                    if j >= c.len() {
-                        break;
-                    }
-                    if c[j] == '"' && (1..=hashes).all(|h| at(j + h) == '#') {
-                        j += 1 + hashes;
-                        break;
-                    }
-                    j += 1;
-                }
-                lit_end = Some(j);
-            }
-        } else if at(i) == '"' {
-            let mut j = i + 1;
-            while j < c.len() && c[j] != '"' {
-                j += if c[j] == '\\' { 2 } else { 1 };
-            }
-            lit_end = Some(j + 1);
-        } else if at(i) == '\'' {
-            // a char literal ('x', '\n', '\'', '\u{1F600}'), else a lifetime or label ('a)
-            if at(i + 1) == '\\' {
-                let mut j = i + 3;
-                while j < c.len() && c[j] != '\'' {
-                    j += 1;
-                }
-                lit_end = Some(j + 1);
-            } else if at(i + 2) == '\'' {
-                lit_end = Some(i + 3);
-            }
-        }
-        let end = lit_end.unwrap_or(i + 1).min(c.len());
-        keep.extend(&c[i..end]);
-        i = end;
-    }
-    keep.chars().filter(|ch| !ch.is_whitespace()).count()
-}
+/// Chess960's allowance, apart from 4ku's measure (see above).
+const CHESS960: usize = 673;
 
 fn lib_rs() -> String {
     std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/lib.rs")).unwrap()
@@ -100,7 +35,7 @@ fn lib_rs_size_report() {
     let src = lib_rs();
     let n = code_chars(&src);
     println!(
-        "src/lib.rs: {n} code characters (limit {LIMIT}), {} bytes in all",
+        "src/lib.rs: {n} code characters (limit {LIMIT} + {CHESS960} for Chess960), {} bytes in all",
         src.len()
     );
     assert!(n > 0);
@@ -110,8 +45,8 @@ fn lib_rs_size_report() {
 fn lib_rs_fits_the_budget() {
     let n = code_chars(&lib_rs());
     assert!(
-        n <= LIMIT,
-        "src/lib.rs has {n} code characters, over the limit of {LIMIT}"
+        n <= LIMIT + CHESS960,
+        "src/lib.rs has {n} code characters, over the limit of {LIMIT} + {CHESS960} for Chess960"
     );
 }
 

@@ -3,10 +3,16 @@
 //! failing fastchess or a result not of the values planned stops the run with exit code 1 and
 //! the state as it was; and a whole run (a stand-in fastchess that reports a result without
 //! playing, a stand-in tune build) saves, logs, resumes, reports and applies its values to a
-//! copy of the sources. No real games are played.
+//! copy of the sources; `--set` and `--from` (OpenBench's values) apply without a run, and
+//! `--openbench` prints OpenBench's SPSA input. A tune build of other sources (its defaults or
+//! its bench not this rmax's) is refused, saying what to rebuild. No real games are played.
 
 mod common;
+#[allow(dead_code)] // (a tune build's setter)
+#[path = "../src/params.rs"]
+mod params;
 use common::{assert_has, data_path, script, tool, Scratch};
+use params::{param, PARAMS};
 use std::fs;
 use std::path::Path;
 
@@ -15,10 +21,10 @@ fn spsa(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     tool("spsa", dir, args)
 }
 
-/// A fresh folder for one test (a space in its path), with src/tools and openings.epd.
+/// A fresh folder for one test (a space in its path), with src/ and openings.epd.
 fn scratch(name: &str) -> Scratch {
     let dir = Scratch::new(&format!("spsa cli-{name}"));
-    fs::create_dir_all(dir.join("src/tools")).expect("a directory");
+    fs::create_dir_all(dir.join("src")).expect("a directory");
     fs::copy(data_path("openings.epd"), dir.join("openings.epd")).expect("openings");
     dir
 }
@@ -29,16 +35,54 @@ fn no_state_written(dir: &Path) {
     assert!(!state.exists(), "{} was written", state.display());
 }
 
-/// A stand-in tune build: it answers `uci` with the options of RfpMargin and AspWindow.
+/// A constant's value in src/params.rs (read, not repeated: `--apply` changes it).
+fn default(name: &str) -> i32 {
+    param(name).expect("a constant").default
+}
+
+/// A value for `name` above its own, in its range, that no constant has.
+fn free(name: &str) -> i32 {
+    let (p, taken) = (param(name).expect("a constant"), |v: &i32| {
+        PARAMS.iter().any(|p| p.default == *v)
+    });
+    (p.default + 1..=p.max)
+        .find(|v| !taken(v))
+        .expect("a free value")
+}
+
+/// A stand-in tune build: it answers `uci` with the options of RfpMargin (at `rfp`) and
+/// AspWindow, and `bench` as `bench` does (this rmax's bench, or `bench`).
+#[cfg(unix)]
+fn stand_in(dir: &Path, name: &str, rfp: i32, bench: Option<&str>) -> String {
+    let rmax = env!("CARGO_BIN_EXE_rmax");
+    let bench = bench.map_or(format!("exec '{rmax}' bench"), |b| {
+        format!("echo '{b}'; exit")
+    });
+    let asp = default("AspWindow");
+    script(
+        &dir.join(name),
+        &format!(
+            "[ \"$1\" = bench ] && {{ {bench}; }}\n\
+             echo 'id name rmax'\n\
+             echo 'option name RfpMargin type spin default {rfp} min 20 max 200'\n\
+             echo 'option name AspWindow type spin default {asp} min 8 max 80'\n\
+             echo uciok\n"
+        ),
+    )
+}
+
+/// A stand-in tune build of these sources.
 #[cfg(unix)]
 fn tune_build(dir: &Path) -> String {
-    script(
-        &dir.join("engine"),
-        "echo 'id name rmax'\n\
-         echo 'option name RfpMargin type spin default 71 min 20 max 200'\n\
-         echo 'option name AspWindow type spin default 25 min 8 max 80'\n\
-         echo uciok\n",
-    )
+    stand_in(dir, "engine", default("RfpMargin"), None)
+}
+
+/// Copies of src/lib.rs and src/params.rs in `dir`.
+fn sources(dir: &Path) {
+    for file in ["src/lib.rs", "src/params.rs"] {
+        let from = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        fs::copy(from, dir.join(file)).expect("a copy");
+    }
 }
 
 /// A stand-in fastchess that notes its arguments and reports plus winning every game of a
@@ -206,8 +250,11 @@ fn a_missing_or_wrong_engine_or_a_failing_fastchess_stops_with_exit_code_1() {
 fn a_result_not_of_the_values_planned_stops_the_run() {
     let dir = scratch("result");
     let engine = tune_build(&dir);
-    let narrow = "echo 'option name RfpMargin type spin default 71 min 30 max 200'\necho uciok\n";
-    let narrow = script(&dir.join("narrow"), narrow);
+    let rfp = default("RfpMargin");
+    let narrow = format!(
+        "echo 'option name RfpMargin type spin default {rfp} min 30 max 200'\necho uciok\n"
+    );
+    let narrow = script(&dir.join("narrow"), &narrow);
     let games = "echo 'Games: 2, Wins: 2, Losses: 0, Draws: 0, Points: 2.0 (100.00 %)'\n";
     let warning = format!("echo \"Warning; plus doesn't have option RfpMargin\"\n{games}");
     let warned = script(&dir.join("warned"), &warning);
@@ -357,13 +404,7 @@ fn a_run_saves_after_every_iteration_resumes_reports_and_applies() {
     assert_eq!(code, Some(0));
     assert_has(&out, "is complete");
     assert_has(&out, "AspWindow: 60 -> ");
-    for file in ["src/lib.rs", "src/tools/params.rs"] {
-        fs::copy(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join(file),
-            dir.join(file),
-        )
-        .expect("a copy");
-    }
+    sources(&dir);
     let (code, out, err) = spsa(&dir, &["--state", "run.txt", "--report", "--apply"]);
     assert_eq!(code, Some(0), "{out}{err}");
     let line = out
@@ -375,15 +416,117 @@ fn a_run_saves_after_every_iteration_resumes_reports_and_applies() {
         .next()
         .and_then(|v| v.trim_end_matches(')').parse().ok())
         .expect("a new value");
-    assert_ne!(new, 25, "{line}");
-    let tuning = fs::read_to_string(dir.join("src/tools/params.rs")).expect("params.rs");
+    let asp = default("AspWindow");
+    assert_ne!(new, asp, "{line}");
+    let tuning = fs::read_to_string(dir.join("src/params.rs")).expect("params.rs");
     assert!(
         tuning.contains(&format!("p(\"AspWindow\", {new}, 8, 80")),
         "{line}"
     );
     let lib = fs::read_to_string(dir.join("src/lib.rs")).expect("lib.rs");
     assert!(
-        lib.contains(&format!("c!({new})")) && !lib.contains("c!(25)"),
+        lib.contains(&format!("c!({new})")) && !lib.contains(&format!("c!({asp})")),
         "{line}"
     );
+}
+
+/// A tune build of other sources stops the run before a game, with exit code 1 and what to
+/// rebuild: its default not this rmax's, its bench not this rmax's, or this rmax not built from
+/// the src/lib.rs here.
+#[cfg(unix)]
+#[test]
+fn a_tune_build_of_other_sources_is_refused_with_what_to_rebuild() {
+    let dir = scratch("stale");
+    let fastchess = winning_fastchess(&dir);
+    let run = |engine: &str| {
+        let args = "--params AspWindow --nodes 2000 --pairs 1 --openings openings.epd";
+        let mut args: Vec<&str> = args.split(' ').collect();
+        args.extend(["--engine", engine, "--fastchess", &fastchess]);
+        spsa(&dir, &args)
+    };
+    let rebuild = "cargo build --release --features tune --target-dir target/tune";
+    let rfp = default("RfpMargin");
+    let (code, _, err) = run(&stand_in(&dir, "old", rfp - 1, None));
+    assert_eq!(code, Some(1), "{err}");
+    let stale = format!("starts RfpMargin at {}, this rmax at {rfp}", rfp - 1);
+    assert!(err.contains(&stale) && err.contains(rebuild), "{err}");
+    let (code, _, err) = run(&stand_in(&dir, "other", rfp, Some("5 nodes 9 nps")));
+    assert_eq!(code, Some(1), "{err}");
+    let why = "searches otherwise than this rmax (bench: 5 nodes, this rmax's ";
+    assert!(
+        err.contains(why) && err.contains("rebuild both") && err.contains(rebuild),
+        "{err}"
+    );
+    sources(&dir);
+    let lib = dir.join("src/lib.rs");
+    let (asp, other) = (default("AspWindow"), free("AspWindow"));
+    let text = fs::read_to_string(&lib).expect("lib.rs");
+    let text = text.replace(&format!("c!({asp})"), &format!("c!({other})"));
+    fs::write(&lib, text).expect("a changed copy");
+    let (code, _, err) = run(&tune_build(&dir));
+    assert_eq!(code, Some(1), "{err}");
+    assert_has(
+        &err,
+        "this rmax was built from other sources than src/ here",
+    );
+    assert!(!dir.join("calls.txt").exists(), "no game was played");
+    no_state_written(&dir);
+}
+
+/// `--set` with `--apply` writes one constant into every place at once, no run needed; OpenBench's
+/// final values (`--from`) likewise; `--openbench` prints its input, a line a constant.
+#[test]
+fn set_and_openbench_s_values_apply_without_a_run() {
+    let dir = scratch("set");
+    sources(&dir);
+    let read = |file: &str| fs::read_to_string(dir.join(file)).expect("a source");
+    let (lib, params) = (read("src/lib.rs"), read("src/params.rs"));
+    let (rfp, asp, new_rfp, new_asp) = (
+        default("RfpMargin"),
+        default("AspWindow"),
+        free("RfpMargin"),
+        free("AspWindow"),
+    );
+    let c = |v: i32| format!("c!({v})");
+    let set = format!("RfpMargin={new_rfp}");
+    let (code, out, err) = spsa(&dir, &["--set", &set, "--apply"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert_has(&out, &format!("RfpMargin: {} -> {}", c(rfp), c(new_rfp)));
+    assert_eq!(read("src/lib.rs"), lib.replace(&c(rfp), &c(new_rfp)));
+    let entry = |v: i32| format!("p(\"RfpMargin\", {v},");
+    assert_eq!(
+        read("src/params.rs"),
+        params.replace(&entry(rfp), &entry(new_rfp))
+    );
+    // this rmax holds the old value still: it is refused until rebuilt from the changed sources
+    let values = format!("RfpMargin, {}.6\nAspWindow, {new_asp}\n", rfp - 1);
+    fs::write(dir.join("ob.txt"), values).expect("values");
+    let (code, _, err) = spsa(&dir, &["--from", "ob.txt", "--report"]);
+    assert!(
+        code == Some(1) && err.contains("rebuild it (cargo build --release"),
+        "{err}"
+    );
+    sources(&dir);
+    let (code, out, err) = spsa(&dir, &["--from", "ob.txt", "--report"]);
+    assert_eq!(code, Some(0), "{err}");
+    let changes = [
+        format!("RfpMargin: {} unchanged", c(rfp)),
+        format!("AspWindow: {} -> {}", c(asp), c(new_asp)),
+    ];
+    assert!(changes.iter().all(|change| out.contains(change)), "{out}");
+    assert_eq!(read("src/lib.rs"), lib, "--report writes nothing");
+    let (code, _, err) = spsa(&dir, &["--from", "ob.txt", "--apply"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(read("src/lib.rs"), lib.replace(&c(asp), &c(new_asp)));
+    let (code, _, err) = spsa(&dir, &["--set", &set, "--from", "ob.txt", "--apply"]);
+    assert!(
+        code == Some(2) && err.contains("exclude each other"),
+        "{err}"
+    );
+    no_state_written(&dir);
+    let (code, out, _) = spsa(&dir, &["--openbench"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(out.lines().count(), 15, "{out}");
+    let first = format!("RfpMargin, int, {rfp}, 20, 200, 8, 0.002\n");
+    assert!(out.starts_with(&first), "{out}");
 }

@@ -607,7 +607,8 @@ fn threads_are_set_shown_in_help_and_checked() {
     say_has(&mut r, "e4", "rmax plays 1... ");
     // a level plays on one thread
     say(&mut r, "level 1500");
-    assert!(say(&mut r, "help").contains("at level 1500 (one thread), paced like a person"));
+    let help = unwrapped(&say(&mut r, "help"));
+    assert_has(&help, "at level 1500 (one thread), paced like a person");
     say(&mut r, "level off");
     let out = say(&mut r, "threads 1");
     assert!(out.starts_with("rmax searches on 1 thread."), "{out}");
@@ -666,18 +667,33 @@ fn the_help_names_every_command_and_the_levels_range() {
     assert!(help.contains("clock <m>+<s>|off"), "{help}");
 }
 
-/// The level's message says plainly whether rmax waits like a person or moves at once.
+/// The level's message says in a player's words whom rmax plays like, and plainly whether it
+/// waits like a person or moves at once; `level info` gives the numbers.
 #[test]
 fn the_level_message_says_whether_rmax_takes_a_persons_time() {
     let mut r = terminal("0.05");
-    let out = say(&mut r, "level 1200");
-    assert!(
-        out.contains("the best) and takes a person's time for a move.\n"),
-        "{out}"
+    let out = unwrapped(&say(&mut r, "level 1600"));
+    let said = "rmax now plays like a club player rated about 1600, taking a person's time.";
+    assert!(out.starts_with(said), "{out}");
+    assert!(!out.contains("nodes"), "{out}");
+    let info = unwrapped(&say(&mut r, "level info"));
+    assert_has(
+        &info,
+        "At level 1600 rmax searches at most 12649 nodes a move",
     );
+    assert_has(
+        &info,
+        "one of its 4 best lines up to 0.75 pawns below the best",
+    );
+    assert_has(&info, "(at most 0.05 s a move)");
     say(&mut r, "pace off");
-    let out = say(&mut r, "level 1200");
-    assert_has(&out, "and moves at once (pace on: a person's time).\n");
+    let out = unwrapped(&say(&mut r, "level 1200"));
+    assert_has(
+        &out,
+        "about 1200, moving at once (pace on: a person's time).",
+    );
+    say(&mut r, "level off");
+    assert_has(&say(&mut r, "level info"), "rmax plays at full strength");
 }
 
 /// A game on the clock at 1+1: both clocks shown after each move, rmax's replies on its clock,
@@ -850,7 +866,7 @@ fn leaving_with_an_unsaved_game_keeps_it_and_says_where() {
         Some(r)
     };
     let Some(mut r) = after_e4() else { return };
-    let said = r.ask("quit", "(load ", 10.0);
+    let said = r.ask("quit", "To go on: load rmax-", 10.0);
     assert_has(&said, "The game was not saved: it is kept in rmax-");
     let kept: Vec<String> = files_in(&dir)
         .into_iter()
@@ -867,4 +883,174 @@ fn leaving_with_an_unsaved_game_keeps_it_and_says_where() {
     assert!(!rest.contains("not saved"), "{rest}");
     let pgns = std::fs::read_dir(&*dir).expect("the folder").count();
     assert_eq!(pgns, 2, "the kept game and mine.pgn");
+}
+
+// ---------------------------------------------------------------------------------------
+// The game kept as played (issue 84): its clocks through review, save and load; a decided
+// result loaded as over; a quiet prompt; lines within 80 columns
+// ---------------------------------------------------------------------------------------
+
+/// The tags of a PGN text, in their order, as written.
+fn tag_lines(pgn: &str) -> Vec<&str> {
+    pgn.lines().filter(|l| l.starts_with('[')).collect()
+}
+
+/// A game on the clock (15+10), saved after rmax's reply to 1. e4 2. Nf3 and a resignation,
+/// and reviewed: every move's `[%clk]` kept through `review` + `save`; the resigned game loads
+/// as over (its clock from TimeControl and the last `[%clk]` of each side, its tags in their
+/// order), a move then refused with the reason; `load` + `save` gives the file back; `undo`
+/// plays on (the result `*`, unterminated, where the tags stood), `new` starts again.
+#[test]
+fn a_resigned_game_on_the_clock_keeps_its_clocks_and_result_through_review_save_and_load() {
+    let dir = Scratch::new("kept");
+    let path = |name: &str| dir.join(name).display().to_string();
+    let mut r = terminal("0.05");
+    for line in ["level 1000", "pace off", "clock 15+10", "e4", "Nf3"] {
+        say(&mut r, line);
+    }
+    say_has(&mut r, "review nodes 2000", "save <file> writes the game");
+    say_has(
+        &mut r,
+        &format!("save {}", path("reviewed.pgn")),
+        "review's notes",
+    );
+    let reviewed = std::fs::read_to_string(path("reviewed.pgn")).expect("the reviewed game");
+    assert_eq!(reviewed.matches("[%clk 0:15:").count(), 4, "{reviewed}");
+    assert_eq!(reviewed.matches("[%eval ").count(), 4, "{reviewed}");
+    say_has(&mut r, "resign", "White resigns: Black wins, 0-1.");
+    say(&mut r, &format!("save {}", path("resigned.pgn")));
+    let saved = std::fs::read_to_string(path("resigned.pgn")).expect("the saved game");
+    assert_eq!(saved.matches("[%clk 0:15:").count(), 4, "{saved}");
+    // loaded: over, with its clock, its tags as they were (rmax quick on it: a level)
+    let mut r = terminal("0.05");
+    say(&mut r, "level 1000");
+    say(&mut r, "pace off");
+    let out = unwrapped(&say(&mut r, &format!("load {}", path("resigned.pgn"))));
+    assert_has(
+        &out,
+        "Black won, 0-1 (Termination: normal). Type new or undo to go on.",
+    );
+    let clocks: Vec<&str> = out.split("[%clk").collect(); // (none: a board, not a PGN)
+    assert_eq!(clocks.len(), 1);
+    let white = saved.split("[%clk ").nth(3).expect("White's last clock");
+    let (minutes, seconds) = (&white[2..4], &white[5..7]);
+    assert_has(
+        &out,
+        &format!("Clocks: White {minutes}:{seconds}, Black 15:"),
+    );
+    let help = unwrapped(&say(&mut r, "help"));
+    assert_has(&help, "Now: rmax plays on the clock, 900+10 (White ");
+    let refused = unwrapped(&say(&mut r, "Bc4"));
+    assert!(
+        refused.starts_with("The game is over: Black won, 0-1"),
+        "{refused}"
+    );
+    assert_eq!(
+        say(&mut r, "pgn").trim_end_matches(PROMPT).trim(),
+        saved.trim()
+    );
+    say(&mut r, &format!("save {}", path("again.pgn")));
+    let again = std::fs::read_to_string(path("again.pgn")).expect("saved again");
+    assert_eq!(again, saved, "load + save: the file as it was");
+    // the reviewed game loads with its clocks too
+    say(&mut r, &format!("load {}", path("reviewed.pgn")));
+    let pgn = say(&mut r, "pgn");
+    assert_eq!(pgn.matches("[%clk 0:15:").count(), 4, "{pgn}");
+    // undo: the game goes on, its result and end brought up to date where they stand
+    say(&mut r, &format!("load {}", path("resigned.pgn")));
+    say_has(&mut r, "undo", "The game's result is set aside");
+    say_has(&mut r, "Bc4", "rmax plays 3... ");
+    let pgn = say(&mut r, "pgn");
+    let tags = tag_lines(&pgn);
+    assert_eq!(tags.len(), tag_lines(&saved).len(), "{pgn}");
+    assert_eq!(tags[6], "[Result \"*\"]", "{pgn}");
+    assert!(tags.contains(&"[Termination \"unterminated\"]"), "{pgn}");
+    assert_eq!(pgn.matches("[%clk ").count(), 6, "{pgn}");
+    say(&mut r, &format!("load {}", path("resigned.pgn")));
+    say_has(&mut r, "new", "White to move (you)");
+    say_has(&mut r, "e4", "rmax plays 1... ");
+}
+
+/// A loaded game keeps the Result tag where it stood (the Seven Tag Roster's order) and the
+/// clock of its TimeControl with each side's last `[%clk]`; a game lost on time loads as over,
+/// saying so.
+#[test]
+fn a_loaded_game_keeps_its_tag_order_clock_and_a_flag_fall() {
+    let dir = Scratch::new("flagged");
+    let game = dir.join("flagged.pgn");
+    let text = "[Event \"Rapid\"]\n[Site \"?\"]\n[Date \"2025.01.02\"]\n[Round \"3\"]\n\
+        [White \"Ann\"]\n[Black \"Bob\"]\n[Result \"1-0\"]\n[TimeControl \"180+2\"]\n\
+        [Termination \"time forfeit\"]\n\n1. e4 { [%eval 0.2] [%clk 0:02:55] } 1... e5 \
+        { [%clk 0:02:40.5] } 2. Nf3 { [%clk 0:01:07] } 1-0\n";
+    std::fs::write(&game, text).expect("the game");
+    let mut r = terminal("0.05");
+    let out = unwrapped(&say(&mut r, &format!("load {}", game.display())));
+    assert_has(&out, "Clocks: White 1:07, Black 2:40.");
+    assert_has(&out, "White won, 1-0 (Termination: time forfeit).");
+    let pgn = say(&mut r, "pgn");
+    assert_eq!(tag_lines(&pgn), tag_lines(text), "{pgn}");
+    assert_has(&pgn, "2. Nf3 { [%clk 0:01:07] }");
+    say_has(&mut r, "Nc6", "The game is over: White won, 1-0");
+}
+
+/// On a clock, nobody typing: no prompt is printed while the terminal waits (stale alarms of
+/// earlier turns, a flag not yet fallen, said nothing and print nothing).
+#[test]
+fn no_prompt_is_printed_while_nobody_types_on_a_clock() {
+    let mut r = terminal("0.05");
+    // 3 s and 5 s a move: the first turn's alarm falls due at 3 s, White then has about 8 s
+    say(&mut r, "level 1000");
+    say(&mut r, "pace off");
+    say_has(&mut r, "clock 0.05+5", "On the clock");
+    say_has(&mut r, "e4", "rmax plays 1... ");
+    let idle = r.drain(5.0);
+    assert!(!idle.contains(PROMPT), "prompts while idle: {idle:?}");
+    say_has(&mut r, "board", "White to move (you)");
+}
+
+/// Lines the terminal prints fit 80 columns: `help`, the status line with a level and a clock,
+/// `level info`, `analyse`'s lines (piped: printed whole, wrapped), `eval`, and a review.
+#[test]
+fn every_line_the_terminal_prints_fits_80_columns() {
+    let _serial = serial(); // (an analysis of some seconds: its lines grow with its depth)
+    let mut r = terminal("0.05");
+    let mut said = vec![];
+    for line in [
+        "help",
+        "level 1600",
+        "pace off",
+        "clock 15+10",
+        "e4",
+        "board",
+    ] {
+        said.push(say(&mut r, line));
+    }
+    for line in [
+        "level info",
+        "eval",
+        "review nodes 2000",
+        "clock off",
+        "level off",
+    ] {
+        said.push(say(&mut r, line));
+    }
+    say(
+        &mut r,
+        "setboard r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9",
+    );
+    r.send("analyse 3");
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    r.send(""); // Enter: the analysis stops
+    said.push(r.expect(PROMPT, 10.0));
+    for out in &said {
+        for line in out.trim_end_matches(PROMPT).lines() {
+            assert!(
+                line.chars().count() <= 80,
+                "{} columns: {line}\n{out}",
+                line.len()
+            );
+        }
+    }
+    let analysis = said.last().expect("the analysis");
+    assert!(analysis.contains("  3) depth "), "{analysis}");
 }

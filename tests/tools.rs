@@ -1,5 +1,5 @@
 //! The tools' insides, which their command lines cannot reach, and the search's tunable
-//! constants: `c!(v)` in src/lib.rs and `tools::params::PARAMS` agree, and only a tune build
+//! constants: `c!(v)` in src/lib.rs's code and `params::PARAMS` agree, and only a tune build
 //! offers them as UCI options. The tools are rmax's own code, not a library's: their modules
 //! are compiled into this test from src/ (`#[path]`), each test naming what it uses.
 
@@ -16,11 +16,17 @@ mod clock;
 #[path = "../src/eval.rs"]
 mod eval;
 #[allow(dead_code)]
+#[path = "../src/features.rs"]
+mod features;
+#[allow(dead_code)]
 #[path = "../src/game.rs"]
 mod game;
 #[allow(dead_code)]
 #[path = "../src/input.rs"]
 mod input;
+#[allow(dead_code)]
+#[path = "../src/params.rs"]
+mod params;
 #[allow(dead_code)]
 #[path = "../src/random.rs"]
 mod random;
@@ -29,19 +35,12 @@ mod random;
 mod tools;
 
 use output::duration;
+use params::PARAMS;
 use random::Rng;
 use rmax::W;
 use std::fs;
 use tools::command::{fastchess_games, shell_line, valid_tc, Args};
-use tools::params::PARAMS;
-
-/// The values `v` of every `c!(v)` in `src`, in order.
-fn marked(src: &str) -> Vec<i32> {
-    src.split("c!(")
-        .skip(1)
-        .filter_map(|rest| rest.split(')').next()?.trim().parse().ok())
-        .collect()
-}
+use tools::source::marked;
 
 #[test]
 fn every_marked_constant_has_its_entry_and_every_entry_a_mark() {
@@ -74,8 +73,14 @@ fn each_entry_fits_its_range_and_its_offset_slot() {
 }
 
 #[test]
-fn the_marker_reader_sees_every_form() {
+fn the_marker_reader_sees_every_form_and_no_comment() {
     assert_eq!(marked("a c!(71) * d + c!( 5 ) - x!(3) c!(y)"), [71, 5]);
+    let commented = "/// `c!(9) * x`\nlet a = c!(71); // c!(8)\n/* c!(7) */ let s = \"c!(6)\";";
+    assert_eq!(
+        marked(commented),
+        [71, 6],
+        "a literal is code, a comment is not"
+    );
 }
 
 #[test]
@@ -98,7 +103,7 @@ fn a_normal_build_offers_no_search_constants() {
 }
 
 /// `Board::terms` is linear in its weights, which lets the tuner and `eval` take a term alone
-/// (tools::features): two weight sets and their sum, on positions with passed pawns,
+/// (features.rs): two weight sets and their sum, on positions with passed pawns,
 /// open files, pawn shields and lopsided material.
 #[test]
 fn terms_are_linear_in_their_weights() {
@@ -195,7 +200,7 @@ fn the_tools_read_fastchess_and_write_for_people() {
 /// The `eval` command's table.
 mod eval_inside {
     use crate::eval::*;
-    use crate::tools::features::*;
+    use crate::features::*;
     use rmax::{Board, START, W};
 
     /// On eval.epd's positions and one ply after them: the rows add up to the total, which is
@@ -244,9 +249,9 @@ mod eval_inside {
 
 /// `rmax spsa`'s schedule, steps, state and `--apply`.
 mod spsa_inside {
+    use crate::params::{param, PARAMS};
     use crate::random::Rng;
     use crate::tools::command::Args;
-    use crate::tools::params::{param, PARAMS};
     use crate::tools::spsa::*;
     use std::path::Path;
 
@@ -423,13 +428,9 @@ mod spsa_inside {
         assert!(text.contains(&clash) && !text.contains("--apply"), "{text}");
     }
 
-    /// `c!(v)` values of a source, each once, as the tests read them.
+    /// `c!(v)` values of a source's code, each once.
     fn marked(src: &str) -> Vec<i32> {
-        let values = src
-            .split("c!(")
-            .skip(1)
-            .filter_map(|r| r.split(')').next()?.trim().parse().ok());
-        let mut values: Vec<i32> = values.collect();
+        let mut values = crate::tools::source::marked(src);
         values.sort_unstable();
         values.dedup();
         values
@@ -450,7 +451,7 @@ mod spsa_inside {
     fn apply_rewrites_a_copy_of_lib_rs_and_params_rs() {
         let (lib, tuning) = (
             include_str!("../src/lib.rs"),
-            include_str!("../src/tools/params.rs"),
+            include_str!("../src/params.rs"),
         );
         let [rfp, asp, depth] =
             ["RfpMargin", "AspWindow", "RfpDepth"].map(|n| param(n).expect("a name"));
@@ -492,7 +493,7 @@ mod spsa_inside {
     fn apply_refuses_a_shared_value_or_one_not_in_lib_rs() {
         let (lib, tuning) = (
             include_str!("../src/lib.rs"),
-            include_str!("../src/tools/params.rs"),
+            include_str!("../src/params.rs"),
         );
         let [depth, nmp] = ["RfpDepth", "NmpDepthDiv"].map(|n| param(n).expect("a name"));
         let e = apply_values(lib, tuning, &[(depth, nmp.default)]).expect_err("a clash");
@@ -503,6 +504,186 @@ mod spsa_inside {
             .expect("free");
         let e = apply_values("no marks", tuning, &[(depth, free)]).expect_err("not in lib");
         assert!(e.contains(&format!("has no c!({})", depth.default)), "{e}");
+    }
+
+    /// OpenBench's SPSA input, a line a constant, read back as each default; its final values
+    /// (`name, value`, rounded as OpenBench rounds) read as changes; a bad line refused.
+    #[test]
+    fn openbench_s_lines_are_printed_for_every_constant_and_read_back() {
+        let settings = new_run("--seed 1").settings;
+        let lines = openbench(&settings);
+        assert_eq!(lines.lines().count(), PARAMS.len());
+        let rfp = param("RfpMargin").expect("a name");
+        let first = format!(
+            "RfpMargin, int, {}, {}, {}, 8, 0.002",
+            rfp.default, rfp.min, rfp.max
+        );
+        assert_eq!(lines.lines().next(), Some(&first[..]));
+        let read = from_openbench(&lines).expect("its own lines");
+        assert_eq!(
+            read,
+            PARAMS.iter().map(|p| (p, p.default)).collect::<Vec<_>>()
+        );
+        let finals = format!("RfpMargin, {}.6\n\nAspWindow, 30\n", rfp.default);
+        let asp = param("AspWindow").expect("a name");
+        assert_eq!(
+            from_openbench(&finals),
+            Ok(vec![(rfp, rfp.default + 1), (asp, 30)])
+        );
+        for (bad, why) in [
+            (
+                "RfpMargin 73",
+                "'RfpMargin 73' is not OpenBench's 'name, value'",
+            ),
+            ("Bogus, 3", "unknown parameter 'Bogus' in the values"),
+            ("AspWindow, 500", "AspWindow takes 8 to 80, not '500'"),
+            (
+                "RfpMargin, 70\nrfpmargin, 72",
+                "RfpMargin named twice in the values",
+            ),
+            ("", "no values"),
+        ] {
+            let e = from_openbench(bad).expect_err(bad);
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+        let text = listed(&[(rfp, rfp.default + 1), (asp, asp.default)], "ob.txt");
+        let change = format!("RfpMargin: c!({}) -> c!({})", rfp.default, rfp.default + 1);
+        assert!(
+            text.contains(&change) && text.contains("(--apply: into src/lib.rs"),
+            "{text}"
+        );
+    }
+
+    /// A tune build of other sources is refused, saying what to rebuild: its defaults are not
+    /// this rmax's, or this rmax's are not src/lib.rs's.
+    #[test]
+    fn a_build_of_other_sources_is_refused_with_what_to_rebuild() {
+        let rfp = param("RfpMargin").expect("a name");
+        let offer = |default: i32| {
+            format!("option name RfpMargin type spin default {default} min 20 max 200\nuciok\n")
+        };
+        assert_eq!(engine_takes(&offer(rfp.default), "e", &[rfp]), Ok(()));
+        let e = engine_takes(&offer(rfp.default - 1), "e", &[rfp]).expect_err("stale");
+        let stale = format!(
+            "starts RfpMargin at {}, this rmax at {}",
+            rfp.default - 1,
+            rfp.default
+        );
+        assert!(
+            e.contains(&stale) && e.contains("rebuild it (cargo build"),
+            "{e}"
+        );
+        let lib = include_str!("../src/lib.rs");
+        assert_eq!(built_from(Some(lib)), Ok(()));
+        assert_eq!(built_from(None), Ok(()));
+        let moved = format!("{lib}\nfn more() -> i32 {{ c!(3) }}");
+        let e = built_from(Some(&moved)).expect_err("other sources");
+        assert!(e.contains("rebuild it (cargo build --release"), "{e}");
+    }
+}
+
+/// `rmax ab`'s reading of fastchess, its ledger row and its fastchess command.
+mod ab_inside {
+    use crate::tools::ab::*;
+    use crate::tools::command::Args;
+    use std::path::{Path, PathBuf};
+
+    const REPORT: &str = "Results of new vs base (40000 nodes, 1t, 1MB, openings.epd):
+Elo: 20.43 +/- 12.80, nElo: 30.92 +/- 19.36
+LOS: 99.92 %, DrawRatio: 42.73 %, PairsRatio: 1.28
+Games: 1622, Wins: 512, Losses: 417, Draws: 693, Points: 858.5 (52.93 %)
+Ptnml(0-2): [40, 150, 346, 213, 62], WL/DD Ratio: 1.06
+LLR: 2.95 (100.2%) (-2.94, 2.94) [0.00, 10.00]
+--------------------------------------------------
+";
+
+    fn side(label: &str, chars: usize, bench: &str) -> Build {
+        let (label, program, commit) = (label.into(), PathBuf::from("/x"), None);
+        Build {
+            label,
+            program,
+            commit,
+            chars: Some(chars),
+            bench: bench.into(),
+        }
+    }
+
+    #[test]
+    fn the_last_report_gives_the_ledger_row() {
+        let earlier = REPORT
+            .replace("Games: 1622", "Games: 2")
+            .replace("LLR: 2.95", "LLR: 0.01");
+        let t = tally(&format!("Started game 1\n{earlier}{REPORT}")).expect("a report");
+        let penta = "[40, 150, 346, 213, 62]";
+        let expected = Tally {
+            games: [1622, 512, 693, 417],
+            elo: "20.43 +/- 12.80".into(),
+            penta: penta.into(),
+            llr: Some([2.95, -2.94, 2.94]),
+        };
+        assert_eq!(t, expected);
+        assert_eq!(t.verdict(), "H1 accepted");
+        let args = Args::read(&["--sprt", "0,10"], &["--sprt"], &[]).expect("args");
+        let s = Settings::read(&args).expect("settings");
+        let (new, base) = (
+            side("work-1", 18_253, "191590"),
+            side("abc", 18_184, "191589"),
+        );
+        let row = t.row(&new, &base, &s);
+        let cells = " | CHANGE | +69 | 20.43 +/- 12.80 (W512 D693 L417) | 1,622, 40,000 nodes, \
+                     Hash 1 | kept | COMMIT | SPRT [0, 10] H1 accepted, LLR 2.95; pentanomial [40, \
+                     150, 346, 213, 62]; bench 191589 -> 191590 |";
+        assert!(row.ends_with(cells) && row.starts_with("| 20"), "{row}");
+        assert_eq!(
+            tally("Games: 2, Wins: 1, Losses: 1, Draws: 0"),
+            None,
+            "a report is whole"
+        );
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(999), "999");
+    }
+
+    /// A new match's command: the ledger's condition by default, a clock on request; the SPRT
+    /// and the pentanomial report; its state where the same command finds it again.
+    #[test]
+    fn the_command_plays_the_ledger_s_condition() {
+        let read = |words: &[&str]| {
+            let flags = ["--nodes", "--tc", "--hash", "--sprt", "--games"];
+            Settings::read(&Args::read(words, &flags, &[]).expect("args"))
+        };
+        let s = read(&[]).expect("defaults");
+        let (new, base) = (side("work-1", 1, "1"), side("abc", 1, "1"));
+        let words = s
+            .command(
+                "fc",
+                &new,
+                &base,
+                Path::new("/t/ab/abc-vs-work-1-n40000-h1"),
+            )
+            .join(" ");
+        for part in [
+            "fc -engine cmd=/x name=new -engine cmd=/x name=base -each proto=uci tc=inf nodes=40000 option.Hash=1 -openings file=",
+            "tests/data/openings.epd format=epd order=random -repeat -rounds 10000 -concurrency 2 -report penta=true",
+            "-sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 -pgnout file=/t/ab/abc-vs-work-1-n40000-h1.pgn -config outname=/t/ab/abc-vs-work-1-n40000-h1.json",
+        ] {
+            assert!(words.contains(part), "{part} in {words}");
+        }
+        let s = read(&["--tc", "8+0.08", "--sprt", "off", "--games", "7"]).expect("a clock");
+        let words = s.command("fc", &new, &base, Path::new("s")).join(" ");
+        assert!(
+            words.contains("tc=8+0.08 option.Hash=1") && words.contains("-rounds 4 "),
+            "{words}"
+        );
+        assert!(
+            !words.contains("-sprt") && s.name == "tc8+0.08-h1",
+            "{words}"
+        );
+        for (bad, why) in [
+            (&["--sprt", "5,1"][..], "--sprt takes two bounds"),
+            (&["--tc", "8+0.08", "--nodes", "5"], "exclude"),
+        ] {
+            assert!(read(bad).is_err_and(|e| e.contains(why)), "{why}");
+        }
     }
 }
 
@@ -560,7 +741,7 @@ mod calibrate_inside {
 
 /// `rmax tune`'s reader and model.
 mod tune_inside {
-    use crate::tools::features::*;
+    use crate::features::*;
     use crate::tools::tune::*;
     use rmax::W;
 

@@ -13,11 +13,12 @@ fn handshake_announces_exactly_the_features() {
     let name = format!("myname=\"rmax {}\"", env!("CARGO_PKG_VERSION"));
     assert!(line.contains(&name), "{line}");
     assert_has(&line, " option=\"MultiPV -spin 1 1 256\" ");
+    assert_has(&line, " variants=\"normal,fischerandom\" ");
     assert_eq!(words.last(), Some(&"done=1"), "done=1 comes last: {line}");
     // the quoted values (name, options) aside
     let unquoted: String = line.split('"').step_by(2).collect::<Vec<_>>().join("");
     let mut features: Vec<&str> = unquoted.split_whitespace().skip(1).collect();
-    features.retain(|f| !matches!(*f, "myname=" | "option="));
+    features.retain(|f| !matches!(*f, "myname=" | "option=" | "variants="));
     features.sort();
     let want = "analyze=1 colors=0 done=1 memory=1 nps=0 ping=1 reuse=1 san=0 setboard=1 sigint=0 \
                 sigterm=0 smp=1 usermove=1";

@@ -1,6 +1,7 @@
 //! `rmax calibrate`: a row of the levels' table by fastchess (README, Strength levels), faults too.
 
-use super::command::{fastchess_games, on_path, output_of, shell_line, valid_tc, Args};
+use super::command::Args;
+use super::command::{bench_signature, fastchess_games, on_path, output_of, shell_line, valid_tc};
 use crate::game::{read_tags, tag_value};
 use crate::input::short;
 use crate::random::fresh;
@@ -261,13 +262,6 @@ pub fn beside_me() -> Option<String> {
     let rmax = format!("rmax{}", std::env::consts::EXE_SUFFIX);
     let rmax = std::env::current_exe().ok()?.parent()?.join(rmax);
     rmax.is_file().then(|| rmax.to_string_lossy().into_owned())
-}
-
-/// `rmax bench`'s node count: the build's signature (README: the build a row was measured on).
-pub fn bench_signature(rmax: &str) -> Option<String> {
-    let (_, text) = output_of(&[rmax.into(), "bench".into()], "", false).ok()?;
-    let line = text.lines().last().filter(|l| l.ends_with(" nps"))?;
-    line.split_whitespace().next().map(str::to_string)
 }
 
 /// A PGN file's unfinished games, and every player's faults.

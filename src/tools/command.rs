@@ -5,7 +5,7 @@ use crate::input::short;
 use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::str::FromStr;
 
@@ -85,6 +85,13 @@ pub fn on_path(name: &str, more: &[&str]) -> Option<String> {
         .map(|file| file.to_string_lossy().into_owned())
 }
 
+/// `path` with `suffix` added to its name.
+pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
 /// The command as one line a shell takes back.
 pub fn shell_line(words: &[String]) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "-_=+./:,@%".contains(c);
@@ -110,11 +117,32 @@ pub fn fastchess_games(output: &str) -> Result<[u32; 4], String> {
     }
 }
 
+/// `rmax bench`'s node count: the build's signature (README: the build a row was measured on).
+pub fn bench_signature(rmax: &str) -> Option<String> {
+    let (_, text) = output_of(&[rmax.into(), "bench".into()], "", false).ok()?;
+    let line = text.lines().last().filter(|l| l.ends_with(" nps"))?;
+    line.split_whitespace().next().map(str::to_string)
+}
+
 /// Runs `command` with `input`: how it ended, and its output and errors as one (`echo`: shown).
 pub fn output_of(
     command: &[String],
     input: &str,
     echo: bool,
+) -> Result<(ExitStatus, String), String> {
+    each_line(command, input, |line| {
+        if echo {
+            say!("{line}")
+        }
+    })
+}
+
+/// Runs `command` with `input`, `each` line of its output and errors as it comes: how it ended,
+/// and those lines as one text.
+pub fn each_line(
+    command: &[String],
+    input: &str,
+    mut each: impl FnMut(&str),
 ) -> Result<(ExitStatus, String), String> {
     let fail = |e| format!("cannot start {}: {e}", command[0]);
     let (out, into) = std::io::pipe().map_err(fail)?;
@@ -128,9 +156,7 @@ pub fn output_of(
     let mut text = String::new();
     for line in BufReader::new(out).split(b'\n').map_while(Result::ok) {
         let line = String::from_utf8_lossy(&line);
-        if echo {
-            say!("{line}");
-        }
+        each(&line);
         text += &format!("{line}\n");
     }
     let status = child.wait().map_err(|e| format!("{}: {e}", command[0]))?;

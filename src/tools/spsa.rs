@@ -1,9 +1,11 @@
 //! `rmax spsa`: the search's constants tuned by games with fastchess (README), OpenBench's SPSA.
 
-use super::command::{fastchess_games, number, on_path, output_of, shell_line, valid_tc, Args};
-use super::params::{param, Param, PARAMS};
+use super::command::{bench_signature, fastchess_games, number, on_path, output_of, shell_line};
+use super::command::{valid_tc, with_suffix, Args};
+use super::source::marked;
 use crate::input::short;
 use crate::output::duration;
+use crate::params::{param, Param, PARAMS};
 use crate::random::{fresh, Rng};
 use std::fs;
 use std::io::Write;
@@ -18,7 +20,8 @@ pub const TUNE_BUILD: &str = "cargo build --release --features tune --target-dir
 pub const USAGE: &str = "usage: rmax spsa [options] (-h: this text; README: Tuning the search).
 The same command resumes a run, with its state file's settings (others: another --state).
   --params A,B,...    the constants to tune (default: all of PARAMS)
-  --set A=v,B=w       start values other than lib.rs's (a new run only)
+  --set A=v,B=w       start values other than lib.rs's (a new run); with --apply, no run:
+                      the values written into the sources at once
   --iterations N      planned iterations (default 2000)
   --pairs P           game pairs per iteration (default 4)
   --tc T | --nodes N  a time control (default 2+0.02), or nodes per move
@@ -31,13 +34,15 @@ The same command resumes a run, with its state file's settings (others: another 
   --engine PATH       the tune build (default target/tune/release/rmax; --build builds it)
   --fastchess PATH    (default: on PATH)
   --dry-run           print the next iteration's fastchess command
-  --report, --apply   the state's values as src/lib.rs should hold them; --apply writes them";
+  --report, --apply   the state's values as src/lib.rs should hold them; --apply writes them
+  --from FILE         with --report or --apply: OpenBench's final values (`name, value` lines)
+  --openbench         the constants (--params) as OpenBench's SPSA input lines";
 
 /// The flags that make a run what it is (its state file keeps them).
 pub const SETTINGS: &str =
     "--params --iterations --pairs --tc --nodes --hash --r-end --seed --openings";
-pub const FLAGS: &str = "--set --concurrency --state --engine --fastchess";
-pub const SWITCHES: &str = "--build --dry-run --report --apply";
+pub const FLAGS: &str = "--set --concurrency --state --engine --fastchess --from";
+pub const SWITCHES: &str = "--build --dry-run --report --apply --openbench";
 
 pub fn words(s: &str) -> Vec<&str> {
     s.split(' ').collect()
@@ -138,8 +143,7 @@ pub fn names<'a>(list: &'a str, flag: &str) -> Result<Named<'a>, String> {
             .split_once('=')
             .map_or((item, None), |(n, v)| (n, Some(v)));
         let (known, shown) = (PARAMS.map(|p| p.name).join(", "), short(name));
-        let unknown =
-            format!("unknown parameter '{shown}' in {flag} (src/tools/params.rs has: {known})");
+        let unknown = format!("unknown parameter '{shown}' in {flag} (src/params.rs has: {known})");
         let p = param(name).ok_or(unknown)?;
         if found.iter().any(|f| f.0 == p) {
             return Err(format!("{} named twice in {flag}", p.name));
@@ -296,12 +300,6 @@ pub struct Runner {
     pub state: PathBuf,
 }
 
-pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
-}
-
 impl Runner {
     /// The fastchess command of a step: plus first (fastchess's wins are then plus's).
     pub fn command(&self, state: &State, step: &Step) -> Vec<String> {
@@ -355,8 +353,10 @@ impl Runner {
         Err(format!("{e}\nIts last lines:\n{last}"))
     }
 
-    /// The engine (built first with --build), fastchess and the openings are there.
+    /// The engine (built first with --build) is a tune build of this rmax's sources, fastchess
+    /// and the openings are there.
     pub fn check(&self, build: bool, s: &Settings) -> Result<(), String> {
+        built_from(fs::read_to_string("src/lib.rs").ok().as_deref())?;
         if build {
             say!("rmax spsa: {TUNE_BUILD}");
             let mut cargo = std::process::Command::new("cargo");
@@ -382,22 +382,59 @@ impl Runner {
         }
         let (_, answer) = output_of(std::slice::from_ref(&self.engine), "uci\nquit\n", false)
             .map_err(|e| format!("cannot start the engine {}: {e}", self.engine))?;
-        engine_takes(&answer, &self.engine, &s.params)
+        engine_takes(&answer, &self.engine, &s.params)?;
+        let me = std::env::current_exe().map(|me| me.to_string_lossy().into_owned());
+        let (theirs, ours) = (
+            bench_signature(&self.engine),
+            bench_signature(&me.unwrap_or_default()),
+        );
+        let (theirs, ours) = (theirs.unwrap_or("no".into()), ours.unwrap_or("no".into()));
+        let e = format!(
+            "the engine {} searches otherwise than this rmax (bench: {theirs} nodes, this rmax's \
+             {ours}): rebuild both from these sources (cargo build --release; {TUNE_BUILD})",
+            self.engine
+        );
+        (theirs == ours).then_some(()).ok_or(e)
     }
 }
 
-/// Whether the engine's answer to `uci` offers each constant with room for its range.
+/// This rmax holds the constants of `lib` (src/lib.rs here, if there is one).
+pub fn built_from(lib: Option<&str>) -> Result<(), String> {
+    let mut ours: Vec<i32> = PARAMS.iter().map(|p| p.default).collect();
+    let mut theirs = lib.map_or(ours.clone(), marked);
+    ours.sort_unstable();
+    theirs.sort_unstable();
+    theirs.dedup();
+    let e = "this rmax was built from other sources than src/ here (its c!(v) differ): rebuild it \
+             (cargo build --release, or cargo install --path .)";
+    (ours == theirs).then_some(()).ok_or(e.into())
+}
+
+/// Whether the engine's answer to `uci` offers each constant with room for its range, each at
+/// this rmax's default (else it was built from other sources).
 pub fn engine_takes(answer: &str, engine: &str, params: &[&Param]) -> Result<(), String> {
-    for &&Param { name, min, max, .. } in params {
-        let option = |line: &str| match line.split_whitespace().collect::<Vec<_>>()[..] {
-            ["option", "name", n, "type", "spin", "default", _, "min", a, "max", b] => {
-                Some((a.parse::<i32>().ok()?, b.parse::<i32>().ok()?)).filter(|_| n == name)
+    let option = |name: &str| {
+        let spin = |line: &str| match line.split_whitespace().collect::<Vec<_>>()[..] {
+            ["option", "name", n, "type", "spin", "default", d, "min", a, "max", b]
+                if n == name =>
+            {
+                Some([d, a, b].map(|x| x.parse::<i32>().unwrap_or(i32::MIN)))
             }
             _ => None,
         };
-        let why = match answer.lines().find_map(option) {
+        answer.lines().find_map(spin)
+    };
+    let stale = |p: &Param| Some((p.name, option(p.name)?[0], p.default)).filter(|o| o.1 != o.2);
+    if let Some((name, theirs, ours)) = PARAMS.iter().find_map(stale) {
+        let why = "it was built from other sources: rebuild it";
+        return Err(format!(
+            "the engine {engine} starts {name} at {theirs}, this rmax at {ours}: {why} ({TUNE_BUILD})"
+        ));
+    }
+    for &&Param { name, min, max, .. } in params {
+        let why = match option(name) {
             None => format!("offers no option {name}: is it the tune build?"),
-            Some((a, b)) if a > min || b < max => format!(
+            Some([_, a, b]) if a > min || b < max => format!(
                 "takes {name} from {a} to {b}, the run moves it from {min} to {max}: rebuild the \
                  tune build from this source"
             ),
@@ -442,21 +479,88 @@ pub fn report(state: &State, file: &Path) -> String {
         "SPSA after {done} of {planned} iterations ({all} games: plus W {w} D {d} L {l}):\n"
     );
     for ((p, new), (start, theta)) in rounded(state).into_iter().zip(&state.values) {
-        let change = match p.default {
-            old if old == new => format!("c!({old}) unchanged"),
-            old => format!("c!({old}) -> c!({new})"),
-        };
-        text += &format!("  {}: {start} -> {theta:.2} ({change})\n", p.name);
+        text += &format!("  {}: {start} -> {theta:.2} ({})\n", p.name, change(p, new));
     }
-    let file = file.display();
-    let apply = "To write them into src/lib.rs and src/tools/params.rs: rmax spsa --apply";
-    text + &match clashes(&rounded(state)) {
-        Ok(()) => format!("{apply} --state {file}\n"),
+    let apply = "To write them into src/lib.rs and src/params.rs: rmax spsa --apply --state";
+    text + &advice(&rounded(state), &format!("{apply} {}", file.display()))
+}
+
+/// `c!(old) -> c!(new)`, or `c!(old) unchanged`.
+fn change(p: &Param, new: i32) -> String {
+    match p.default {
+        old if old == new => format!("c!({old}) unchanged"),
+        old => format!("c!({old}) -> c!({new})"),
+    }
+}
+
+/// How to apply the changes (`how`), or why not.
+fn advice(changes: &[Change], how: &str) -> String {
+    match clashes(changes) {
+        Ok(()) => format!("{how}\n"),
         Err(e) => format!("Not to be applied as they are: {e}.\n"),
     }
 }
 
-/// src/lib.rs and src/tools/params.rs with `c!(old)` and the entry's default `new`; all or nothing.
+/// Values given (--set, --from FILE): each constant's change, and whether it can be applied.
+pub fn listed(changes: &[Change], from: &str) -> String {
+    let mut text = format!("Values from {from}:\n");
+    for &(p, new) in changes {
+        text += &format!("  {}: {}\n", p.name, change(p, new));
+    }
+    text + &advice(changes, "(--apply: into src/lib.rs and src/params.rs)")
+}
+
+/// `--set`'s `A=v,B=w`: each constant with its value, in its range.
+pub fn set_values(list: &str) -> Result<Vec<Change>, String> {
+    let each = |(p, value): (&'static Param, Option<&str>)| {
+        let value = value.ok_or(format!("--set takes Name=value, not '{}'", p.name))?;
+        Ok((p, number(p.name, value, p.min, p.max)?))
+    };
+    names(list, "--set")?.into_iter().map(each).collect()
+}
+
+/// OpenBench's values: its final `name, value` lines, or its input's (`name, int, value, ...`);
+/// a value rounded, as OpenBench rounds an integer's.
+pub fn from_openbench(text: &str) -> Result<Vec<Change>, String> {
+    let mut list = vec![];
+    for line in text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        let (name, value) = match fields[..] {
+            [name, value] | [name, _, value, _, _, _, _] => (name, value),
+            _ => {
+                return Err(format!(
+                    "'{}' is not OpenBench's 'name, value'",
+                    short(line)
+                ))
+            }
+        };
+        let value = value
+            .parse::<f64>()
+            .map_or(value.into(), |v| format!("{}", v.round()));
+        list.push(format!("{name}={value}"));
+    }
+    if list.is_empty() {
+        return Err("no values (OpenBench's 'name, value' lines)".into());
+    }
+    set_values(&list.join(",")).map_err(|e| e.replace("--set", "the values"))
+}
+
+/// The constants as OpenBench's SPSA input, a line each: `name, int, default, min, max, c_end,
+/// r_end`.
+pub fn openbench(s: &Settings) -> String {
+    let line = |p: &&Param| {
+        let (name, default, min, max, c_end) = (p.name, p.default, p.min, p.max, p.c_end);
+        format!("{name}, int, {default}, {min}, {max}, {c_end}, {}", s.r_end)
+    };
+    s.params.iter().map(line).collect::<Vec<_>>().join("\n")
+}
+
+/// src/lib.rs and src/params.rs with `c!(old)` and the entry's default `new` (in lib.rs's
+/// comments too: they name the same constant); all or nothing.
 pub fn apply_values(lib: &str, tuning: &str, all: &[Change]) -> Result<(String, String), String> {
     clashes(all).map_err(|e| format!("not applied: {e}"))?;
     let changes: Vec<_> = all.iter().filter(|(p, new)| p.default != *new).collect();
@@ -465,42 +569,41 @@ pub fn apply_values(lib: &str, tuning: &str, all: &[Change]) -> Result<(String, 
         let entry = format!("p(\"{}\", {},", p.name, p.default);
         if !tuning.contains(&entry) {
             let why = "rebuild rmax spsa from these sources";
-            return Err(format!("src/tools/params.rs has no {entry} ({why})"));
+            return Err(format!("src/params.rs has no {entry} ({why})"));
         }
         tuning = tuning.replacen(&entry, &format!("p(\"{}\", {new},", p.name), 1);
     }
     // lib.rs in one pass, so that values trading places are each changed once
     let mut pieces = lib.split("c!(");
-    let (mut new_lib, mut seen) = (pieces.next().unwrap_or_default().to_string(), vec![]);
+    let mut new_lib = pieces.next().unwrap_or_default().to_string();
     for piece in pieces {
         let (inside, rest) = piece.split_once(')').unwrap_or((piece, ""));
         let value = inside.trim().parse::<i32>().ok();
         match changes.iter().find(|(p, _)| Some(p.default) == value) {
-            Some((p, new)) => {
-                new_lib += &format!("c!({new}){rest}");
-                seen.push(p.default);
-            }
+            Some((_, new)) => new_lib += &format!("c!({new}){rest}"),
             None => new_lib += &format!("c!({piece}"),
         }
     }
-    let missing = changes.iter().find(|(p, _)| !seen.contains(&p.default));
-    let e = |v: i32| format!("src/lib.rs has no c!({v}) (src/tools/params.rs has): not applied");
+    let code = marked(lib);
+    let missing = changes.iter().find(|(p, _)| !code.contains(&p.default));
+    let e = |v: i32| format!("src/lib.rs has no c!({v}) (src/params.rs has): not applied");
     missing.map_or(Ok((new_lib, tuning)), |(p, _)| Err(e(p.default)))
 }
 
-/// `--apply`: the run's values into src/lib.rs and src/tools/params.rs of the crate's root here.
-pub fn apply(state: &State) -> Result<(), String> {
-    let (lib, tuning) = ("src/lib.rs", "src/tools/params.rs");
+/// `--apply`: the values into src/lib.rs and src/params.rs of the crate's root here.
+pub fn apply(changes: &[Change]) -> Result<(), String> {
+    let (lib, tuning) = ("src/lib.rs", "src/params.rs");
     let read = |path| {
         let e = |e| format!("cannot read {path} ({e}): run --apply in the crate's root");
         fs::read_to_string(path).map_err(e)
     };
-    let (new_lib, new_tuning) = apply_values(&read(lib)?, &read(tuning)?, &rounded(state))?;
+    let (new_lib, new_tuning) = apply_values(&read(lib)?, &read(tuning)?, changes)?;
     let written = fs::write(lib, new_lib).and_then(|()| fs::write(tuning, new_tuning));
-    written.map_err(|e| format!("cannot write src/lib.rs or src/tools/params.rs: {e}"))?;
+    written.map_err(|e| format!("cannot write src/lib.rs or src/params.rs: {e}"))?;
     say!(
-        "rmax spsa: applied to src/lib.rs and src/tools/params.rs. Now `cargo fmt`, `cargo test \
-         --release --test tools`, rebuild, and verify with a match (the README's SPSA section)."
+        "rmax spsa: applied to src/lib.rs and src/params.rs. Now `cargo test --release --test \
+         tools`, rebuild (both builds), and play a match: rmax ab HEAD (README, Your first \
+         experiment)."
     );
     Ok(())
 }
@@ -525,11 +628,9 @@ pub fn start(a: &Args, saved: Option<State>, file: &Path) -> Result<State, Strin
         // --set's start values of the tuned constants (lib.rs's where not set)
         let (tuned, set) = (&settings.params, a.get("--set"));
         let mut values: Vec<i32> = tuned.iter().map(|p| p.default).collect();
-        for (p, value) in set.map_or(Ok(vec![]), |list| names(list, "--set"))? {
-            let value = value.ok_or(format!("--set takes Name=value, not '{}'", p.name))?;
+        for (p, value) in set.map_or(Ok(vec![]), set_values)? {
             let i = tuned.iter().position(|&t| t == p);
-            let i = i.ok_or(format!("--set {}: it is not tuned (see --params)", p.name))?;
-            values[i] = number(p.name, value, p.min, p.max)?;
+            values[i.ok_or(format!("--set {}: it is not tuned (see --params)", p.name))?] = value;
         }
         return Ok(State::new(settings, &values));
     };
@@ -600,17 +701,43 @@ pub fn player(args: &[String]) -> Result<(Args, Runner), String> {
     Ok((a, player))
 }
 
+/// The values to report or apply, and their report: --set's, --from's, or the state's run's.
+pub fn given(a: &Args, saved: Option<State>, file: &Path) -> Result<(String, Vec<Change>), String> {
+    if let Some(list) = a.get("--set") {
+        return set_values(list).map(|c| (listed(&c, "--set"), c));
+    }
+    if let Some(path) = a.get("--from") {
+        let text = fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        return from_openbench(&text).map(|c| (listed(&c, path), c));
+    }
+    let none = format!(
+        "no state file at {}: nothing to report (--state names it)",
+        file.display()
+    );
+    saved
+        .ok_or(none)
+        .map(|state| (report(&state, file), rounded(&state)))
+}
+
 pub fn run(args: &[String]) -> Result<(), (i32, String)> {
     let (usage, failed) = (|e| (2, e), |e| (1, e));
     let (a, player) = player(args).map_err(usage)?;
     let (file, saved) = (&player.state, load(&player.state).map_err(usage)?);
     let shown = file.display();
+    if a.has("--openbench") {
+        let settings = Settings::read(&a, &Settings::defaults()).map_err(usage)?;
+        say!("{}", openbench(&settings));
+        return Ok(());
+    }
     if a.has("--report") || a.has("--apply") {
-        let none = format!("no state file at {shown}: nothing to report (--state names it)");
-        let state = saved.ok_or(usage(none))?;
-        say!("{}", report(&state, file).trim_end());
+        if a.has("--set") && a.has("--from") {
+            return Err(usage("--set and --from exclude each other".into()));
+        }
+        built_from(fs::read_to_string("src/lib.rs").ok().as_deref()).map_err(failed)?;
+        let (text, changes) = given(&a, saved, file).map_err(usage)?;
+        say!("{}", text.trim_end());
         return match a.has("--apply") {
-            true => apply(&state).map_err(failed),
+            true => apply(&changes).map_err(failed),
             false => Ok(()),
         };
     }

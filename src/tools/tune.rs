@@ -1,7 +1,7 @@
 //! `rmax tune`: the Texel tuner of the evaluation (README), over `features.rs`' model.
 
 use super::command::{number, Args};
-use super::features::{
+use crate::features::{
     lib_weights, line, Position, FEATURES, FULL_PHASE, MATERIAL, PST, TERMS, W_LINES,
 };
 use rmax::{Board, W};

@@ -143,7 +143,15 @@ pub fn data_lines(name: &str) -> Vec<String> {
 /// tests/data/perft.epd, `FEN ;D1 n ;D2 n ...` a line: each FEN with its (depth, leaf count)
 /// pairs (counts by python-chess).
 pub fn perft_suite() -> Vec<(String, Vec<(u32, u64)>)> {
-    let suite: Vec<(String, Vec<(u32, u64)>)> = data_lines("perft.epd")
+    let suite = perft_file("perft.epd");
+    assert_eq!(suite.len(), 127, "perft.epd holds 127 positions");
+    suite
+}
+
+/// A perft file of tests/data (`FEN ;D1 n ;D2 n ...` a line): each FEN with its (depth, leaf
+/// count) pairs.
+pub fn perft_file(name: &str) -> Vec<(String, Vec<(u32, u64)>)> {
+    data_lines(name)
         .iter()
         .map(|line| {
             let mut parts = line.split(';');
@@ -157,9 +165,7 @@ pub fn perft_suite() -> Vec<(String, Vec<(u32, u64)>)> {
                 .collect();
             (fen, counts)
         })
-        .collect();
-    assert_eq!(suite.len(), 127, "perft.epd holds 127 positions");
-    suite
+        .collect()
 }
 
 /// The FENs of tests/data/perft.epd.
@@ -890,6 +896,11 @@ pub fn say_has(r: &mut Rmax, line: &str, part: &str) -> String {
     let out = say(r, line);
     assert!(out.contains(part), "{line}: {out}");
     out
+}
+
+/// What the terminal said before it wrapped it at 80 columns: its lines joined by spaces.
+pub fn unwrapped(text: &str) -> String {
+    text.replace('\n', " ")
 }
 
 /// The terminal's `fen`: the FEN of the position now.

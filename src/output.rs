@@ -57,6 +57,10 @@ pub fn duration(secs: f64) -> String {
     }
 }
 
+/// The search's score for a mate it has not proven (lib.rs's null move cuts one to it): beyond
+/// any evaluation, short of a mate.
+pub const UNPROVEN: i32 = MATE - 999;
+
 /// Is `score` (the side to move's) a mate it gives, found?
 pub fn mating(score: i32) -> bool {
     matches!(Score::of(score), Score::Mate(1..))
@@ -109,9 +113,10 @@ impl Score {
         }
     }
 
-    /// As sites show it: `+0.35`, or `#3` / `#-2`.
+    /// As sites show it: `+0.35`, or `#3` / `#-2`; a win with no mate proven as 10 pawns.
     pub fn pawns(self) -> String {
         match self {
+            Score::Cp(cp) if cp.abs() >= UNPROVEN => Score::Cp(1000 * cp.signum()).pawns(),
             Score::Cp(cp) => format!("{:+.2}", f64::from(cp) / 100.0),
             Score::Mate(n) => format!("#{n}"),
         }
@@ -166,5 +171,7 @@ mod tests {
         assert_eq!([pawns(MATE - 3), pawns(-(MATE - 4))], ["#-2", "#2"]);
         let cp = [pawns(35), pawns(0), Score::white(35, 8).pawns()];
         assert_eq!(cp, ["-0.35", "+0.00", "+0.35"]);
+        // a mate not proven (a null move's cut): no 310 pawns
+        assert_eq!([pawns(UNPROVEN), pawns(-UNPROVEN)], ["-10.00", "+10.00"]);
     }
 }

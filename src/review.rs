@@ -34,13 +34,19 @@ const LINE_PLIES: usize = 6;
 
 /// Below each review's heading, and after the usage.
 const HOW_TO_READ: &str = "\
-Scores in pawns from White's side: Before, the best move's; After, the played\n\
-move's, both searched in the position before it. Loss: the centipawns between\n\
-them, from the mover's side, scores beyond 10 pawns (and mates) as 10. Marked\n\
-by the drop in the mover's winning chances (-1 to 1, lichess's): ?! from 0.1,\n\
-? 0.2, ?? 0.3; allowing a mate ?? (? below -7, ?! -10), missing one ?? (? above\n\
-+7, ?! +10); a mark stands when the two moves, searched alike, confirm it.\n\
-Accuracy: lichess's, from the winning chances each move kept.";
+Scores in pawns from White's side: Before, the best move's; After, the played
+\
+move's, both searched in the position before it. Loss: the centipawns between
+\
+them, from the mover's side, scores beyond 10 pawns (and mates) as 10. Marked
+\
+by the drop in the mover's winning chances (-1 to 1, lichess's, a mate as 10
+\
+pawns): ?! from 0.1, ? 0.2, ?? 0.3; a mate allowed or missed at least ?!; a
+\
+mark stands when the two moves, searched alike, confirm it. Accuracy:
+\
+lichess's, from the winning chances each move kept.";
 
 fn usage() -> String {
     format!(
@@ -108,6 +114,9 @@ impl Effort {
     }
 }
 
+/// A score (the side to move's) and its line.
+type Scored = (i32, Vec<Move>);
+
 /// A mark: its glyph, its name, and why when a mate is the reason (`allows mate in 1`).
 type Mark = (&'static str, &'static str, String);
 
@@ -144,19 +153,13 @@ fn review(record: &PgnGame, budget: Effort, progress: &mut dyn FnMut(usize, usiz
     // (drawn by the rules: a draw agreed, a loaded game's result, leaves the position as it is)
     let drawn = end_of(game.board(), &game.keys()).is_some_and(|e| e.score() == "1/2-1/2");
     let n = game.moves.len();
-    // move m's score in position i (the mover's view) and its line: the position after it
-    // searched (a mate found there is a ply further from here)
+    // move m's score in position i (the mover's view) and its line (the game's last move
+    // drawn: a draw)
     let reply = |engine: &mut Engine, i: usize, m: Move, effort: Effort| {
-        let after = boards[i].after(m);
-        let mut keys = keys[..i].to_vec();
-        keys.push(boards[i].key);
-        let (s, line) = match () {
-            _ if after.gen(false).is_empty() => (-MATE * i32::from(after.in_check()), vec![]),
-            _ if m == game.moves[i] && i + 1 == n && drawn => (0, vec![]),
-            _ => search(engine, &after, &keys, effort.limits()),
-        };
-        let s = -s + s.signum() * i32::from(matches!(Score::of(s), Score::Mate(_)));
-        (s, [vec![m], line].concat())
+        if drawn && i + 1 == n && m == game.moves[i] {
+            return (0, vec![m]);
+        }
+        score_move(engine, &boards[i], &keys[..i], m, effort.limits())
     };
     let mut weighed: Vec<Weighed> = vec![];
     for (k, i) in (0..n).rev().enumerate() {
@@ -228,9 +231,14 @@ fn rows<'a>(moves: impl Iterator<Item = ((&'a Move, &'a Board), &'a Weighed)>) -
 /// A search of `board` to `lim` (`keys`: the positions before it): its score and line. As
 /// sites and their engines count repetitions, a game position is a draw only when the search
 /// reaches it a third time: the game's positions seen once are left out (0: no key).
-fn search(engine: &mut Engine, board: &Board, keys: &[u64], lim: Limits) -> (i32, Vec<Move>) {
-    engine.stop = Arc::default(); // (a search that reached its budget set its flag)
+fn search(engine: &mut Engine, board: &Board, keys: &[u64], lim: Limits) -> Scored {
     let twice = |k: &u64| keys.iter().filter(|&x| x == k).count() > 1;
+    // one legal move: the engine searches it a ply deep (no choice to make), so the position
+    // after it is searched instead (forced moves going round: until a position's third time)
+    if let ([only], false) = (&board.gen(false)[..], twice(&board.key)) {
+        return score_move(engine, board, keys, *only, lim);
+    }
+    engine.stop = Arc::default(); // (a search that reached its budget set its flag)
     let keys: Vec<u64> = keys.iter().map(|k| if twice(k) { *k } else { 0 }).collect();
     let (best, info) = think(engine, board, &keys, lim);
     let line = match info.pv.first() == best.as_ref() {
@@ -238,6 +246,18 @@ fn search(engine: &mut Engine, board: &Board, keys: &[u64], lim: Limits) -> (i32
         false => best.into_iter().collect(),
     };
     (info.score, line)
+}
+
+/// Move `m`'s score in `board` (the mover's view) and its line: the position after it searched
+/// (a mate found there is a ply further from here).
+fn score_move(engine: &mut Engine, board: &Board, keys: &[u64], m: Move, lim: Limits) -> Scored {
+    let (after, keys) = (board.after(m), [keys, &[board.key]].concat());
+    let (s, line) = match after.gen(false).is_empty() {
+        true => (-MATE * i32::from(after.in_check()), vec![]),
+        false => search(engine, &after, &keys, lim),
+    };
+    let s = -s + s.signum() * i32::from(matches!(Score::of(s), Score::Mate(_)));
+    (s, [vec![m], line].concat())
 }
 
 /// `line` from `board` made LINE_PLIES long where the search cut it short (a hash hit ends a
@@ -258,22 +278,18 @@ fn extend(engine: &mut Engine, board: &Board, keys: &[u64], line: &mut Vec<Move>
 }
 
 /// The mark of a move from the best score of its position and the played move's (the mover's
-/// view), as HOW_TO_READ says (a mate allowed weighs less in a position already lost, one
-/// missed in a position still won).
+/// view), as HOW_TO_READ says: by the drop in winning chances (a mate as CAP_CP), a mate allowed
+/// or missed at least `?!` (a lost game made more lost, a won one less won, is no more).
 fn judge(best: i32, played: i32) -> Option<Mark> {
-    let (cp, why, mate) = match () {
-        _ if mating(-played) && !mating(-best) => (-capped(best), "allows", -played),
-        _ if mating(best) && !mating(played) => (capped(played), "misses", best),
-        _ => (0, "", 0),
-    };
     let drop = chances(capped(best)) - chances(capped(played));
-    let (i, why) = match why {
-        "" => (MARKS.iter().position(|m| drop >= m.0)?, String::new()),
-        _ => (
-            usize::from(cp > 700) + usize::from(cp > 999),
-            format!("{why} mate in {}", (MATE + 1 - mate) / 2),
-        ),
+    let moves = |mate: i32| (MATE + 1 - mate) / 2; // (a mate's, MATE less its plies)
+    let why = match () {
+        _ if mating(-played) && !mating(-best) => format!("allows mate in {}", moves(-played)),
+        _ if mating(best) && !mating(played) => format!("misses mate in {}", moves(best)),
+        _ => String::new(),
     };
+    let i = MARKS.iter().position(|m| drop >= m.0);
+    let i = i.or((!why.is_empty()).then_some(MARKS.len() - 1))?;
     Some((MARKS[i].1, MARKS[i].2, why))
 }
 

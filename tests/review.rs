@@ -294,10 +294,10 @@ fn the_terminal_reviews_the_game_so_far() {
     let row = line_of(&out, "9. Qb3");
     assert!(row.contains("??"), "{row}");
     assert!(out.contains("White (You): 9 moves"), "{out}");
-    let mut rows = out
-        .lines()
-        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()));
-    assert!(rows.all(|l| l.contains('?')), "only marked rows:\n{out}");
+    assert!(
+        move_rows(&out).all(|l| l.contains('?')),
+        "only marked rows:\n{out}"
+    );
     assert!(
         !out.contains("[White") && !out.contains("[%eval"),
         "no PGN:\n{out}"
@@ -377,7 +377,8 @@ fn a_move_allowing_mate_is_marked_and_the_default_review_is_the_same_every_time(
 fn a_missed_mate_is_marked_with_the_mating_line() {
     let dir = Scratch::new("missed");
     let game = format!("[SetUp \"1\"]\n[FEN \"{MATE_IN_2}\"]\n\n1. Qxb7 *\n");
-    let table = joined(&review_file(&dir, "missed.pgn", &game, &["--nodes", NODES]));
+    let table = review_file(&dir, "missed.pgn", &game, &["--nodes", NODES]);
+    let table = joined(&table);
     let row = line_of(&table, "1. Qxb7");
     assert!(row.contains("#2") && row.contains('?'), "{row}");
     assert_has(row, "misses mate in 2; 1. Nf5+ gxf5 2. Qh5#");
@@ -409,8 +410,7 @@ fn every_better_move_comes_with_a_line() {
     let (status, table, err) = review(&[GAMES, "--nodes", "1500", "--out", &out]);
     assert!(status.success(), "{err}");
     let table = joined(&table);
-    let marked = |l: &&str| l.starts_with(|c: char| c.is_ascii_digit()) && l.contains('?');
-    let lines: Vec<&str> = table.lines().filter(marked).collect();
+    let lines: Vec<&str> = move_rows(&table).filter(|l| l.contains('?')).collect();
     assert!(lines.len() >= 3, "{table}");
     for line in lines {
         let better = line.split("  ").last().expect("a better line").trim();
@@ -453,10 +453,7 @@ fn a_better_line_never_scores_below_the_played_move_and_each_side_has_its_accura
     let (status, table, err) = review(&[GAMES, "--nodes", NODES, "--out", &out_arg]);
     assert!(status.success(), "{err}");
     let mut rows = 0;
-    for row in table
-        .lines()
-        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
-    {
+    for row in move_rows(&table) {
         let words: Vec<&str> = row.split_whitespace().collect();
         let (before, after) = (words[2], words[3]);
         if after == "mate" {
@@ -521,6 +518,75 @@ fn morphy_s_pawn_given_for_the_attack_is_marked() {
     assert!(status.success(), "{err}");
     let row = line_of(&table, "9... b5");
     assert!(row.starts_with("9... b5?"), "{row}");
+}
+
+/// The table's move rows (each starts with its number).
+fn move_rows(table: &str) -> impl Iterator<Item = &str> {
+    let rows = table.lines();
+    rows.filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// The Game of the Century (D. Byrne - Fischer, New York 1956) at 37... Bb4+: Fischer's check
+/// mates in 5 (the game's finish), 37... Re2+ in 4; keeping a mate, even a longer one, misses
+/// none. (White's one legal reply was searched a ply deep and hid the mate: "? misses mate in 4".)
+#[test]
+fn a_move_that_keeps_a_longer_mate_is_not_marked() {
+    let dir = Scratch::new("longer");
+    let fen = "1Q6/5pk1/2p3p1/1pbbN2p/7P/6n1/r5P1/4K3 b - - 7 37";
+    let game = format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n37... Bb4+ *\n");
+    let table = review_file(&dir, "century.pgn", &game, &["--nodes", NODES]);
+    let table = joined(&table);
+    let row = line_of(&table, "37... Bb4+");
+    let words: Vec<&str> = row.split_whitespace().collect();
+    assert!(words[2..4].iter().all(|s| s.starts_with("#-")), "{row}");
+    assert!(!row.contains('?'), "{row}");
+}
+
+/// A lost game made more lost, or a won one less won, is no blunder (lichess's scale, a mate as
+/// 10 pawns: at most `?!`): Black misses a mate in two but stays 6 pawns up, White (6 pawns down)
+/// then allows a mate. Each was `??`.
+#[test]
+fn a_mate_allowed_or_missed_in_a_decided_game_is_at_most_an_inaccuracy() {
+    let dir = Scratch::new("decided");
+    let fen = "5R2/R5pp/2b1p1k1/5n2/p1r2PK1/8/7P/8 b - - 0 1";
+    let game = format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n1... Rd4 2. Rd8 Nh6+ *\n");
+    let table = review_file(&dir, "decided.pgn", &game, &[]);
+    let table = joined(&table);
+    assert_has(line_of(&table, "1... Rd4?!"), "misses mate in 2");
+    assert_has(line_of(&table, "2. Rd8?!"), "allows mate in");
+    assert!(move_rows(&table).all(|r| !r.contains("??")), "{table}");
+}
+
+/// White's 38. Qf6+ mates in 3 (Stockfish 15.1), 38. Qe5+ in 4: the review showed 38. Qe5+ as
+/// the better move ("?! misses mate in 6"), the check's one legal reply searched a ply deep. The
+/// better move is never one the review's search rates below the move played.
+#[test]
+fn a_better_move_is_never_one_rated_below_the_move_played() {
+    let dir = Scratch::new("below");
+    let fen = "4q2k/8/4P1p1/p4QNp/2P4P/3P1P2/1R2P3/5R1K w - - 0 38";
+    let game = format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n38. Qf6+ *\n");
+    let table = review_file(&dir, "mate.pgn", &game, &["--nodes", NODES]);
+    let table = joined(&table);
+    let row = line_of(&table, "38. Qf6+");
+    assert!(row.contains('#') && !row.contains('?'), "{row}");
+}
+
+/// The search's bound on a mate it has not proven (a null move's cut, MATE - 999) is a win or
+/// a loss held at 10 pawns, in the table and the PGN, not 310 pawns: 2. Rd8 here (20,000 nodes).
+#[test]
+fn a_mate_the_search_has_not_proven_is_no_score_of_310_pawns() {
+    let dir = Scratch::new("bound");
+    let fen = "5R2/R5pp/2b1p1k1/5n2/p1r2PK1/8/7P/8 b - - 0 1";
+    let game = format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n1... Rd4 2. Rd8 Nh6+ *\n");
+    let table = review_file(&dir, "bound.pgn", &game, &["--nodes", NODES]);
+    let table = joined(&table);
+    let words: Vec<&str> = line_of(&table, "2. Rd8").split_whitespace().collect();
+    assert_eq!(words[3], "-10.00", "{table}");
+    let annotated = std::fs::read_to_string(dir.join("bound-review.pgn")).expect("written");
+    assert!(
+        !table.contains("310.") && !annotated.contains("310."),
+        "{table}\n{annotated}"
+    );
 }
 
 /// The game kept as played: each move's clock (`[%clk]`, lichess's and rmax's form alike)

@@ -19,20 +19,22 @@ generator, so a rerun plays other games: the committed PGN is the fixture, rerun
 a game; the same file gives the same scores) and marks each move as lichess does: a score held
 within -1000..1000 cp (a mate as 1000), winning chances 2 / (1 + exp(-0.00368208 cp)) - 1, the
 drop from the best score before the move to the score after it (both the mover's) ?? from 0.3,
-? 0.2, ?! 0.1, and a mate allowed or missed as rmax review marks it (every move, the random ones
-too, Stockfish's own best move not spared); scores are kept as Stockfish gave them (cp, or #N
+? 0.2, ?! 0.1, a mate allowed or missed at least ?!, as rmax review marks (every move, the random
+ones too, Stockfish's own best move not spared); scores are kept as Stockfish gave them (cp, or #N
 for a mate in N moves); a game-ending position scores #-0 (mated) or 0 (drawn). Progress goes to
 standard error. `compare` runs `PATH review` on the games (default target/release/rmax, its own
 budget unless --nodes), reads the marks from the annotated PGN it writes, and prints recall,
 precision, rmax's marks on Stockfish's best move, rmax's marks on moves Stockfish leaves unmarked,
-and seconds a position (meaningful only on an otherwise idle core). --detail FILE writes the
-moves side by side (rmax's better move from its variation, where it shows one).
+and seconds a position (wall time, meaningful only on an otherwise idle core; and CPU time, which
+a busy machine inflates less). --detail FILE writes the moves side by side (rmax's better move
+from its variation, where it shows one).
 """
 
 import argparse
 import math
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -72,18 +74,14 @@ def chances(cp):
 def mark(before, after):
     """Lichess's mark of a move, as rmax review gives it, from the scores before and after it
     (both the mover's: cp, or "#N", a mate in N moves, "#-N" mated): by the drop in winning
-    chances, or a mate allowed (?? unless the mover was lost already: ? below -7, ?! -10) or
-    missed (?? unless still winning: ? above +7, ?! +10)."""
+    chances (a mate as CAP), a mate allowed or missed at least ?! (a lost game made more lost,
+    or a won one less won, no more)."""
     mating = lambda s: isinstance(s, str) and not s.startswith("#-")
     mated = lambda s: isinstance(s, str) and s.startswith("#-")
-    if mated(after) and not mated(before):
-        cp = -held(before)
-    elif mating(before) and not mating(after):
-        cp = held(after)
-    else:
-        drop = chances(held(before)) - chances(held(after))
-        return next((glyph for limit, glyph in THRESHOLDS if drop >= limit), "")
-    return ["??", "?", "?!"][(cp > 700) + (cp > 999)]
+    drop = chances(held(before)) - chances(held(after))
+    glyph = next((glyph for limit, glyph in THRESHOLDS if drop >= limit), "")
+    mate = (mated(after) and not mated(before)) or (mating(before) and not mating(after))
+    return glyph or ("?!" if mate else "")
 
 
 def held(score):
@@ -242,9 +240,9 @@ def compare(args):
     command = [args.rmax, "review", args.games, "--out", out]
     if args.nodes:
         command += ["--nodes", str(args.nodes)]
-    start = time.monotonic()
+    start, cpu = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
     run = subprocess.run(command, capture_output=True, text=True)
-    wall = time.monotonic() - start
+    wall, cpu = time.monotonic() - start, resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - cpu
     if run.returncode != 0:
         sys.exit(f"{' '.join(command)}: exit {run.returncode}\n{run.stderr}")
     theirs = rmax_marks(out)
@@ -268,7 +266,8 @@ def compare(args):
     print(f"precision  {share(len(right), len(rmax_blunders))}  ({len(right)} of rmax's {len(rmax_blunders)} ?? marked ? or ?? by Stockfish)")
     print(f"on best    {share(len(on_best), len(rmax_marked))}  ({len(on_best)} of rmax's {len(rmax_marked)} marks are on Stockfish's best move)")
     print(f"spurious   {share(len(spurious), len(clean))}  ({len(spurious)} of the {len(clean)} moves Stockfish leaves unmarked are marked by rmax)")
-    print(f"seconds    {wall / positions:.3f} a position  ({wall:.1f} s for {positions} positions, wall time)")
+    print(f"seconds    {wall / positions:.3f} a position  ({wall:.1f} s for {positions} positions, wall time; "
+          f"{cpu / positions:.3f} s of CPU a position, the measure on a busy machine)")
     if args.detail:
         with open(args.detail, "w") as f:
             print("game\tply\tsan\tsf_best\tsf_mark\trmax_mark\trmax_better\tbefore\tafter", file=f)

@@ -63,12 +63,13 @@ pub fn coordinates(board: &Board, m: Move, chess960: bool) -> String {
     }
 }
 
-/// Moves in coordinates from `board` on, as `coordinates` writes each (a line of a search).
-pub fn line_coordinates(board: &Board, moves: &[Move], chess960: bool) -> String {
+/// A line of a search from `board` on, each move as `text` writes it in its position (UCI's
+/// coordinates, xboard's castling).
+pub fn line_text(board: &Board, moves: &[Move], text: impl Fn(&Board, Move) -> String) -> String {
     let mut board = *board;
     let mut words = vec![];
     for &m in moves {
-        words.push(coordinates(&board, m, chess960));
+        words.push(text(&board, m));
         board.make(m);
     }
     words.join(" ")

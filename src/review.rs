@@ -34,18 +34,12 @@ const LINE_PLIES: usize = 6;
 
 /// Below each review's heading, and after the usage.
 const HOW_TO_READ: &str = "\
-Scores in pawns from White's side: Before, the best move's; After, the played
-\
-move's, both searched in the position before it. Loss: the centipawns between
-\
-them, from the mover's side, scores beyond 10 pawns (and mates) as 10. Marked
-\
-by the drop in the mover's winning chances (-1 to 1, lichess's, a mate as 10
-\
-pawns): ?! from 0.1, ? 0.2, ?? 0.3; a mate allowed or missed at least ?!; a
-\
-mark stands when the two moves, searched alike, confirm it. Accuracy:
-\
+Scores in pawns from White's side: Before, the best move's; After, the played\n\
+move's, both searched in the position before it. Loss: the centipawns between\n\
+them, from the mover's side, scores beyond 10 pawns (and mates) as 10. Marked\n\
+by the drop in the mover's winning chances (-1 to 1, lichess's, a mate as 10\n\
+pawns): ?! from 0.1, ? 0.2, ?? 0.3; a mate allowed or missed at least ?!; a\n\
+mark stands when the two moves, searched alike, confirm it. Accuracy:\n\
 lichess's, from the winning chances each move kept.";
 
 fn usage() -> String {

@@ -1,7 +1,7 @@
 //! UCI, the protocol of most GUIs: commands into an `Ask` and the search thread, and its lines.
 
 use crate::eval::explain;
-use crate::game::{coordinates, letter, line_coordinates, parse_coordinates, start_board, Game};
+use crate::game::{coordinates, letter, line_text, parse_coordinates, start_board, Game};
 use crate::input::{int, parse_fen, short, Event, MAX_LINE};
 use crate::level::{Level, ELO_DEFAULT, ELO_MAX, ELO_MIN};
 use crate::output::{diagram, Score, VERSION};
@@ -423,7 +423,7 @@ fn uci_info(i: &Info, multi: bool, hashfull: usize, board: &Board, chess960: boo
     let score = Score::of(i.score).uci();
     let nps = i.nodes.saturating_mul(1000) / i.ms.max(1);
     let line = multi.then(|| format!(" multipv {}", i.multipv.max(1)));
-    let pv = line_coordinates(board, &i.pv, chess960);
+    let pv = line_text(board, &i.pv, |b, m| coordinates(b, m, chess960));
     let pv = (!i.pv.is_empty()).then(|| format!(" pv {pv}"));
     let (line, pv) = (line.unwrap_or_default(), pv.unwrap_or_default());
     // (extensions aside, the search went at least the depth deep)

@@ -1,7 +1,7 @@
 //! xboard (CECP v2): commands into an `Ask` and the search thread, and its lines.
 
 use crate::clock::read_control;
-use crate::game::{coordinates, read_move, san, start_board, End, Game, Parsed};
+use crate::game::{coordinates, line_text, read_move, san, start_board, End, Game, Parsed};
 use crate::input::{int, parse_fen, short, split_word, Event, MAX_LINE};
 use crate::output::{Score, VERSION};
 use crate::searcher::{lock, Searcher, MAX_LINES, MAX_THREADS};
@@ -328,18 +328,9 @@ impl Xboard {
 
 /// xboard's thinking output: `ply score time(cs) nodes pv`, the PV from `board`.
 fn thinking(i: &Info, board: &Board, chess960: bool) -> String {
-    let (score, mut board, mut pv) = (Score::of(i.score).xboard(), *board, vec![]);
-    for &m in &i.pv {
-        pv.push(move_text(&board, m, chess960));
-        board.make(m);
-    }
-    format!(
-        "{} {score} {} {} {}",
-        i.depth,
-        i.ms / 10,
-        i.nodes,
-        pv.join(" ")
-    )
+    let score = Score::of(i.score).xboard();
+    let pv = line_text(board, &i.pv, |b, m| move_text(b, m, chess960));
+    format!("{} {score} {} {} {pv}", i.depth, i.ms / 10, i.nodes)
 }
 
 /// A move as xboard reads it: coordinates (e2e4, e1g1), castling in Chess960 as O-O or O-O-O

@@ -129,26 +129,20 @@ fn uci_chess960_writes_and_reads_castling_as_the_king_taking_its_rook() {
     let mut r = uci();
     let out = uci_answer(&mut r);
     assert_has(&out, "option name UCI_Chess960 type check default false\n");
-    // standard chess: e1g1 read and written as before
+    // standard chess (the default): e1g1 read and written as before; then UCI_Chess960: the
+    // king takes its own rook, both ways
     let italian = "position startpos moves e2e4 e7e5 g1f3 b8c6 f1c4 g8f6";
-    r.send(&format!("{italian}\ngo perft 1"));
-    let divide = r.expect("Nodes searched", 10.0);
-    assert!(
-        divide.contains("e1g1: 1") && !divide.contains("e1h1"),
-        "{divide}"
-    );
-    r.send(&format!("{italian} e1g1\nd"));
-    assert_has(&r.line("Fen: ", 5.0), "RNBQ1RK1 b kq");
-    // UCI_Chess960: the king takes its own rook, both ways
-    r.send("setoption name UCI_Chess960 value true");
-    r.send(&format!("{italian}\ngo perft 1"));
-    let divide = r.expect("Nodes searched", 10.0);
-    assert!(
-        divide.contains("e1h1: 1") && !divide.contains("e1g1"),
-        "{divide}"
-    );
-    r.send(&format!("{italian} e1h1\nd"));
-    assert_has(&r.line("Fen: ", 5.0), "RNBQ1RK1 b kq");
+    for (chess960, castling, not) in [(false, "e1g1", "e1h1"), (true, "e1h1", "e1g1")] {
+        if chess960 {
+            r.send("setoption name UCI_Chess960 value true");
+        }
+        r.send(&format!("{italian}\ngo perft 1"));
+        let divide = r.expect("Nodes searched", 10.0);
+        let written = divide.contains(&format!("{castling}: 1")) && !divide.contains(not);
+        assert!(written, "{divide}");
+        r.send(&format!("{italian} {castling}\nd"));
+        assert_has(&r.line("Fen: ", 5.0), "RNBQ1RK1 b kq");
+    }
     // a Chess960 position, castling in its moves; the best move castles
     let fen = "1r4kr/8/8/8/8/8/8/1R4KR w HBhb - 0 1";
     r.send(&format!("position fen {fen} moves g1b1 g8h8\nd"));

@@ -33,6 +33,12 @@ fn review_file(dir: &Path, name: &str, pgn: &str, args: &[&str]) -> String {
     table
 }
 
+/// The moves `moves` from `fen` reviewed (in `dir`, as `name`) with `args`: the table, joined.
+fn review_from(dir: &Path, name: &str, fen: &str, moves: &str, args: &[&str]) -> String {
+    let game = format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n{moves} *\n");
+    joined(&review_file(dir, name, &game, args))
+}
+
 /// The games of a PGN text: (tag lines, moves in SAN), comments, variations, numbers, NAGs
 /// and marks left out.
 fn games(pgn: &str) -> Vec<(Vec<String>, Vec<String>)> {
@@ -533,9 +539,7 @@ fn move_rows(table: &str) -> impl Iterator<Item = &str> {
 fn a_move_that_keeps_a_longer_mate_is_not_marked() {
     let dir = Scratch::new("longer");
     let fen = "1Q6/5pk1/2p3p1/1pbbN2p/7P/6n1/r5P1/4K3 b - - 7 37";
-    let game = format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n37... Bb4+ *\n");
-    let table = review_file(&dir, "century.pgn", &game, &["--nodes", NODES]);
-    let table = joined(&table);
+    let table = review_from(&dir, "century.pgn", fen, "37... Bb4+", &["--nodes", NODES]);
     let row = line_of(&table, "37... Bb4+");
     let words: Vec<&str> = row.split_whitespace().collect();
     assert!(words[2..4].iter().all(|s| s.starts_with("#-")), "{row}");
@@ -549,9 +553,7 @@ fn a_move_that_keeps_a_longer_mate_is_not_marked() {
 fn a_mate_allowed_or_missed_in_a_decided_game_is_at_most_an_inaccuracy() {
     let dir = Scratch::new("decided");
     let fen = "5R2/R5pp/2b1p1k1/5n2/p1r2PK1/8/7P/8 b - - 0 1";
-    let game = format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n1... Rd4 2. Rd8 Nh6+ *\n");
-    let table = review_file(&dir, "decided.pgn", &game, &[]);
-    let table = joined(&table);
+    let table = review_from(&dir, "decided.pgn", fen, "1... Rd4 2. Rd8 Nh6+", &[]);
     assert_has(line_of(&table, "1... Rd4?!"), "misses mate in 2");
     assert_has(line_of(&table, "2. Rd8?!"), "allows mate in");
     assert!(move_rows(&table).all(|r| !r.contains("??")), "{table}");
@@ -564,9 +566,7 @@ fn a_mate_allowed_or_missed_in_a_decided_game_is_at_most_an_inaccuracy() {
 fn a_better_move_is_never_one_rated_below_the_move_played() {
     let dir = Scratch::new("below");
     let fen = "4q2k/8/4P1p1/p4QNp/2P4P/3P1P2/1R2P3/5R1K w - - 0 38";
-    let game = format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n38. Qf6+ *\n");
-    let table = review_file(&dir, "mate.pgn", &game, &["--nodes", NODES]);
-    let table = joined(&table);
+    let table = review_from(&dir, "mate.pgn", fen, "38. Qf6+", &["--nodes", NODES]);
     let row = line_of(&table, "38. Qf6+");
     assert!(row.contains('#') && !row.contains('?'), "{row}");
 }
@@ -577,9 +577,13 @@ fn a_better_move_is_never_one_rated_below_the_move_played() {
 fn a_mate_the_search_has_not_proven_is_no_score_of_310_pawns() {
     let dir = Scratch::new("bound");
     let fen = "5R2/R5pp/2b1p1k1/5n2/p1r2PK1/8/7P/8 b - - 0 1";
-    let game = format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n1... Rd4 2. Rd8 Nh6+ *\n");
-    let table = review_file(&dir, "bound.pgn", &game, &["--nodes", NODES]);
-    let table = joined(&table);
+    let table = review_from(
+        &dir,
+        "bound.pgn",
+        fen,
+        "1... Rd4 2. Rd8 Nh6+",
+        &["--nodes", NODES],
+    );
     let words: Vec<&str> = line_of(&table, "2. Rd8").split_whitespace().collect();
     assert_eq!(words[3], "-10.00", "{table}");
     let annotated = std::fs::read_to_string(dir.join("bound-review.pgn")).expect("written");

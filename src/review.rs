@@ -19,7 +19,7 @@ const EXTEND_NODES: u64 = 20_000;
 /// The played move's search, a share of the position's; a mark's confirming searches, of the
 /// best move and the played one, the same.
 const PLAYED: f64 = 0.5;
-const CONFIRM: f64 = 1.0;
+const CONFIRM: f64 = 3.0;
 /// lichess's marks by the drop in the mover's winning chances, `2 / (1 + exp(-SLOPE cp)) - 1`,
 /// scores held within CAP_CP (cp) first, a mate counting as much (as lichess caps them).
 const MARKS: [(f64, &str, &str); 3] = [
@@ -29,6 +29,7 @@ const MARKS: [(f64, &str, &str); 3] = [
 ];
 const SLOPE: f64 = 0.003_682_08;
 const CAP_CP: i32 = 1000;
+const SUSPECT: f64 = 0.05;
 /// A better line is shown this many plies long.
 const LINE_PLIES: usize = 6;
 
@@ -171,7 +172,7 @@ fn review(record: &PgnGame, budget: Effort, progress: &mut dyn FnMut(usize, usiz
         };
         // a mark is confirmed (or not) by the best move and the played one searched alike,
         // each a ply below; the played move found no worse than the best is the best
-        if judge(w.best, w.played).is_some() {
+        if judge(w.best, w.played).is_some() || drop(w.best, w.played) >= SUSPECT {
             let effort = budget.share(CONFIRM);
             let (best, line) = reply(&mut engine, i, w.line[0], effort);
             w = Weighed {
@@ -275,7 +276,7 @@ fn extend(engine: &mut Engine, board: &Board, keys: &[u64], line: &mut Vec<Move>
 /// view), as HOW_TO_READ says: by the drop in winning chances (a mate as CAP_CP), a mate allowed
 /// or missed at least `?!` (a lost game made more lost, a won one less won, is no more).
 fn judge(best: i32, played: i32) -> Option<Mark> {
-    let drop = chances(capped(best)) - chances(capped(played));
+    let drop = drop(best, played);
     let moves = |mate: i32| (MATE + 1 - mate) / 2; // (a mate's, MATE less its plies)
     let why = match () {
         _ if mating(-played) && !mating(-best) => format!("allows mate in {}", moves(-played)),
@@ -285,6 +286,11 @@ fn judge(best: i32, played: i32) -> Option<Mark> {
     let i = MARKS.iter().position(|m| drop >= m.0);
     let i = i.or((!why.is_empty()).then_some(MARKS.len() - 1))?;
     Some((MARKS[i].1, MARKS[i].2, why))
+}
+
+/// The drop in the mover's winning chances from `best` to `played`.
+fn drop(best: i32, played: i32) -> f64 {
+    chances(capped(best)) - chances(capped(played))
 }
 
 /// A score held within CAP_CP (a mate counts as CAP_CP).

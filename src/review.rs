@@ -17,7 +17,8 @@ const MAX: (f64, i64) = (3600.0, 10_000_000_000);
 pub const NODES: u64 = 500_000;
 const EXTEND_NODES: u64 = 20_000;
 /// The played move's search, a share of the position's; a mark's confirming searches, of the
-/// best move and the played one, the same.
+/// best move and the played one, three times it (a ply below, the position's budget misses
+/// tactics a deeper search settles: Stockfish's marks, `tests/review_games.py compare`).
 const PLAYED: f64 = 0.5;
 const CONFIRM: f64 = 3.0;
 /// lichess's marks by the drop in the mover's winning chances, `2 / (1 + exp(-SLOPE cp)) - 1`,
@@ -29,6 +30,8 @@ const MARKS: [(f64, &str, &str); 3] = [
 ];
 const SLOPE: f64 = 0.003_682_08;
 const CAP_CP: i32 = 1000;
+/// A move whose first searches lose this much winning chance, though no mark, is confirmed too:
+/// the deeper search may find the mark the first one missed.
 const SUSPECT: f64 = 0.05;
 /// A better line is shown this many plies long.
 const LINE_PLIES: usize = 6;
@@ -170,8 +173,8 @@ fn review(record: &PgnGame, budget: Effort, progress: &mut dyn FnMut(usize, usiz
             line,
             played: score,
         };
-        // a mark is confirmed (or not) by the best move and the played one searched alike,
-        // each a ply below; the played move found no worse than the best is the best
+        // a mark (or a move near one) is confirmed by the best move and the played one searched
+        // alike, each a ply below; the played move found no worse than the best is the best
         if judge(w.best, w.played).is_some() || drop(w.best, w.played) >= SUSPECT {
             let effort = budget.share(CONFIRM);
             let (best, line) = reply(&mut engine, i, w.line[0], effort);

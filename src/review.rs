@@ -21,14 +21,19 @@ const EXTEND_NODES: u64 = 20_000;
 /// tactics a deeper search settles: Stockfish's marks, `tests/review_games.py compare`).
 const PLAYED: f64 = 0.5;
 const CONFIRM: f64 = 3.0;
-/// lichess's marks by the drop in the mover's winning chances, `2 / (1 + exp(-SLOPE cp)) - 1`,
-/// scores held within CAP_CP (cp) first, a mate counting as much (as lichess caps them).
+/// lichess's marks by the drop in the mover's winning chances, scores held within CAP_CP (cp)
+/// first, a mate counting as much (as lichess caps them). lichess's chances are Stockfish's,
+/// `2 / (1 + exp(-0.00368208 cp)) - 1`; rmax's centipawns are not Stockfish's, and its
+/// scores, a weaker engine's, swing more, so its chances are `SCALE * (2 / (1 + exp(-SLOPE cp))
+/// - 1)`: the curve whose drops come nearest Stockfish's (least squares, 1,170 moves of club
+/// games apart from the compared ones: `python3 tests/review_games.py fit`).
 const MARKS: [(f64, &str, &str); 3] = [
     (0.3, "??", "Blunder"),
     (0.2, "?", "Mistake"),
     (0.1, "?!", "Inaccuracy"),
 ];
-const SLOPE: f64 = 0.003_682_08;
+const SCALE: f64 = 0.77;
+const SLOPE: f64 = 0.0066;
 const CAP_CP: i32 = 1000;
 /// A move whose first searches lose this much winning chance, though no mark, is confirmed too:
 /// the deeper search may find the mark the first one missed.
@@ -277,13 +282,14 @@ fn extend(engine: &mut Engine, board: &Board, keys: &[u64], line: &mut Vec<Move>
 
 /// The mark of a move from the best score of its position and the played move's (the mover's
 /// view), as HOW_TO_READ says: by the drop in winning chances (a mate as CAP_CP), a mate allowed
-/// or missed at least `?!` (a lost game made more lost, a won one less won, is no more).
+/// or missed at least `?!` (a lost game made more lost, a won one less won, is no more), and
+/// none allowed where the best was already CAP_CP down, or missed where the move keeps CAP_CP.
 fn judge(best: i32, played: i32) -> Option<Mark> {
     let drop = drop(best, played);
     let moves = |mate: i32| (MATE + 1 - mate) / 2; // (a mate's, MATE less its plies)
-    let why = match () {
-        _ if mating(-played) && !mating(-best) => format!("allows mate in {}", moves(-played)),
-        _ if mating(best) && !mating(played) => format!("misses mate in {}", moves(best)),
+    let why = match (capped(best), capped(played)) {
+        (b, _) if mating(-played) && b > -CAP_CP => format!("allows mate in {}", moves(-played)),
+        (_, p) if mating(best) && p < CAP_CP => format!("misses mate in {}", moves(best)),
         _ => String::new(),
     };
     let i = MARKS.iter().position(|m| drop >= m.0);
@@ -306,7 +312,7 @@ fn capped(score: i32) -> i32 {
 
 /// The winning chances of a score (cp, the mover's view), -1 to 1.
 fn chances(cp: i32) -> f64 {
-    2.0 / (1.0 + (-SLOPE * f64::from(cp)).exp()) - 1.0
+    SCALE * (2.0 / (1.0 + (-SLOPE * f64::from(cp)).exp()) - 1.0)
 }
 
 /// A move's accuracy, lichess's: 100 for no loss of winning chances (`before` to `after`, -1

@@ -46,9 +46,10 @@ const HOW_TO_READ: &str = "\
 Scores in pawns from White's side: Before, the best move's; After, the played\n\
 move's, both searched in the position before it. Loss: the centipawns between\n\
 them, from the mover's side, scores beyond 10 pawns (and mates) as 10. Marked\n\
-by the drop in the mover's winning chances (-1 to 1, lichess's, a mate as 10\n\
-pawns): ?! from 0.1, ? 0.2, ?? 0.3; a mate allowed or missed at least ?!; a\n\
-mark stands when the two moves, searched alike, confirm it. Accuracy:\n\
+by the drop in the mover's winning chances (-1 to 1: lichess's scale, rmax's\n\
+scores fitted to Stockfish's; a mate as 10 pawns): ?! from 0.1, ? 0.2, ?? 0.3;\n\
+a mate allowed or missed at least ?! (not once 10 pawns down, or still 10 up);\n\
+a mark stands when the two moves, searched alike, confirm it. Accuracy:\n\
 lichess's, from the winning chances each move kept.";
 
 fn usage() -> String {
@@ -578,4 +579,24 @@ fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&temp);
     }
     written
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A mate allowed or missed is at least `?!`, but not where the best move was already 10
+    /// pawns down (a mate's worth on the scale: nothing left to lose), nor missed where the
+    /// played move keeps 10 pawns up (it was `?!` either way).
+    #[test]
+    fn a_mate_is_no_mark_ten_pawns_from_it() {
+        let mated_in_1 = -(MATE - 1);
+        let why = |best, played| judge(best, played).map(|(glyph, _, why)| (glyph, why));
+        let allows = Some(("?!", "allows mate in 1".to_string()));
+        assert_eq!(why(-700, mated_in_1), allows);
+        assert_eq!(why(-2000, mated_in_1), None);
+        let misses = Some(("?!", "misses mate in 2".to_string()));
+        assert_eq!(why(MATE - 3, 700), misses);
+        assert_eq!(why(MATE - 3, 2000), None);
+    }
 }

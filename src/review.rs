@@ -17,18 +17,27 @@ const MAX: (f64, i64) = (3600.0, 10_000_000_000);
 pub const NODES: u64 = 500_000;
 const EXTEND_NODES: u64 = 20_000;
 /// The played move's search, a share of the position's; a mark's confirming searches, of the
-/// best move and the played one, the same.
+/// best move and the played one, three times it (a ply below, the position's budget misses
+/// tactics a deeper search settles: Stockfish's marks, `tests/review_games.py compare`).
 const PLAYED: f64 = 0.5;
-const CONFIRM: f64 = 1.0;
-/// lichess's marks by the drop in the mover's winning chances, `2 / (1 + exp(-SLOPE cp)) - 1`,
-/// scores held within CAP_CP (cp) first, a mate counting as much (as lichess caps them).
+const CONFIRM: f64 = 3.0;
+/// lichess's marks by the drop in the mover's winning chances, scores held within CAP_CP (cp)
+/// first, a mate counting as much (as lichess caps them). lichess's chances are Stockfish's,
+/// `2 / (1 + exp(-0.00368208 cp)) - 1`; rmax's centipawns are not Stockfish's, and its
+/// scores, a weaker engine's, swing more, so its chances are `SCALE * (2 / (1 + exp(-SLOPE cp))
+/// - 1)`: the curve whose drops come nearest Stockfish's (least squares, 1,170 moves of club
+/// games apart from the compared ones: `python3 tests/review_games.py fit`).
 const MARKS: [(f64, &str, &str); 3] = [
     (0.3, "??", "Blunder"),
     (0.2, "?", "Mistake"),
     (0.1, "?!", "Inaccuracy"),
 ];
-const SLOPE: f64 = 0.003_682_08;
+const SCALE: f64 = 0.77;
+const SLOPE: f64 = 0.0066;
 const CAP_CP: i32 = 1000;
+/// A move whose first searches lose this much winning chance, though no mark, is confirmed too:
+/// the deeper search may find the mark the first one missed.
+const SUSPECT: f64 = 0.05;
 /// A better line is shown this many plies long.
 const LINE_PLIES: usize = 6;
 
@@ -37,9 +46,10 @@ const HOW_TO_READ: &str = "\
 Scores in pawns from White's side: Before, the best move's; After, the played\n\
 move's, both searched in the position before it. Loss: the centipawns between\n\
 them, from the mover's side, scores beyond 10 pawns (and mates) as 10. Marked\n\
-by the drop in the mover's winning chances (-1 to 1, lichess's, a mate as 10\n\
-pawns): ?! from 0.1, ? 0.2, ?? 0.3; a mate allowed or missed at least ?!; a\n\
-mark stands when the two moves, searched alike, confirm it. Accuracy:\n\
+by the drop in the mover's winning chances (-1 to 1: lichess's scale, rmax's\n\
+scores fitted to Stockfish's; a mate as 10 pawns): ?! from 0.1, ? 0.2, ?? 0.3;\n\
+a mate allowed or missed at least ?! (not once 10 pawns down, or still 10 up);\n\
+a mark stands when the two moves, searched alike, confirm it. Accuracy:\n\
 lichess's, from the winning chances each move kept.";
 
 fn usage() -> String {
@@ -169,9 +179,9 @@ fn review(record: &PgnGame, budget: Effort, progress: &mut dyn FnMut(usize, usiz
             line,
             played: score,
         };
-        // a mark is confirmed (or not) by the best move and the played one searched alike,
-        // each a ply below; the played move found no worse than the best is the best
-        if judge(w.best, w.played).is_some() {
+        // a mark (or a move near one) is confirmed by the best move and the played one searched
+        // alike, each a ply below; the played move found no worse than the best is the best
+        if judge(w.best, w.played).is_some() || drop(w.best, w.played) >= SUSPECT {
             let effort = budget.share(CONFIRM);
             let (best, line) = reply(&mut engine, i, w.line[0], effort);
             w = Weighed {
@@ -273,18 +283,24 @@ fn extend(engine: &mut Engine, board: &Board, keys: &[u64], line: &mut Vec<Move>
 
 /// The mark of a move from the best score of its position and the played move's (the mover's
 /// view), as HOW_TO_READ says: by the drop in winning chances (a mate as CAP_CP), a mate allowed
-/// or missed at least `?!` (a lost game made more lost, a won one less won, is no more).
+/// or missed at least `?!` (a lost game made more lost, a won one less won, is no more), and
+/// none allowed where the best was already CAP_CP down, or missed where the move keeps CAP_CP.
 fn judge(best: i32, played: i32) -> Option<Mark> {
-    let drop = chances(capped(best)) - chances(capped(played));
+    let drop = drop(best, played);
     let moves = |mate: i32| (MATE + 1 - mate) / 2; // (a mate's, MATE less its plies)
-    let why = match () {
-        _ if mating(-played) && !mating(-best) => format!("allows mate in {}", moves(-played)),
-        _ if mating(best) && !mating(played) => format!("misses mate in {}", moves(best)),
+    let why = match (capped(best), capped(played)) {
+        (b, _) if mating(-played) && b > -CAP_CP => format!("allows mate in {}", moves(-played)),
+        (_, p) if mating(best) && p < CAP_CP => format!("misses mate in {}", moves(best)),
         _ => String::new(),
     };
     let i = MARKS.iter().position(|m| drop >= m.0);
     let i = i.or((!why.is_empty()).then_some(MARKS.len() - 1))?;
     Some((MARKS[i].1, MARKS[i].2, why))
+}
+
+/// The drop in the mover's winning chances from `best` to `played`.
+fn drop(best: i32, played: i32) -> f64 {
+    chances(capped(best)) - chances(capped(played))
 }
 
 /// A score held within CAP_CP (a mate counts as CAP_CP).
@@ -297,7 +313,7 @@ fn capped(score: i32) -> i32 {
 
 /// The winning chances of a score (cp, the mover's view), -1 to 1.
 fn chances(cp: i32) -> f64 {
-    2.0 / (1.0 + (-SLOPE * f64::from(cp)).exp()) - 1.0
+    SCALE * (2.0 / (1.0 + (-SLOPE * f64::from(cp)).exp()) - 1.0)
 }
 
 /// A move's accuracy, lichess's: 100 for no loss of winning chances (`before` to `after`, -1
@@ -563,4 +579,24 @@ fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&temp);
     }
     written
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A mate allowed or missed is at least `?!`, but not where the best move was already 10
+    /// pawns down (a mate's worth on the scale: nothing left to lose), nor missed where the
+    /// played move keeps 10 pawns up (it was `?!` either way).
+    #[test]
+    fn a_mate_is_no_mark_ten_pawns_from_it() {
+        let mated_in_1 = -(MATE - 1);
+        let why = |best, played| judge(best, played).map(|(glyph, _, why)| (glyph, why));
+        let allows = Some(("?!", "allows mate in 1".to_string()));
+        assert_eq!(why(-700, mated_in_1), allows);
+        assert_eq!(why(-2000, mated_in_1), None);
+        let misses = Some(("?!", "misses mate in 2".to_string()));
+        assert_eq!(why(MATE - 3, 700), misses);
+        assert_eq!(why(MATE - 3, 2000), None);
+    }
 }

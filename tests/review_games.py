@@ -8,6 +8,7 @@ python-chess and Stockfish 15.1, so it is no part of `cargo test`), in three ste
     nice python3 tests/review_games.py marks > /tmp/marks.log 2>&1 &
                                             # the reference: tests/data/club-marks.tsv (1 to 3 s a position)
     cargo build --release && python3 tests/review_games.py compare [--rmax PATH] [--nodes N]
+    python3 tests/review_games.py fit       # review.rs's SCALE and SLOPE, from the other games
 
 `games` plays at least --games games (6) and at least --min-plies plies (500) in all: each game
 2 to 4 random plies from the start position, then Stockfish with UCI_LimitStrength, UCI_Elo
@@ -28,12 +29,19 @@ precision, rmax's marks on Stockfish's best move, rmax's marks on moves Stockfis
 and seconds a position (wall time, meaningful only on an otherwise idle core; and CPU time, which
 a busy machine inflates less). --detail FILE writes the moves side by side (rmax's better move
 from its variation, where it shows one).
+`fit` fits the curve review.rs turns rmax's scores into winning chances with, `SCALE * (2 / (1 +
+exp(-SLOPE cp)) - 1)`, on games apart from the compared ones (tests/data/club-dev-games.pgn, 12
+games played by `games --seed 84 --games 12 --min-plies 1000`, and their marks by `marks`): it
+runs `PATH review` on them (or reads its printed table, --table FILE) and prints the SCALE and
+SLOPE whose drops (best move to played move, each move's) come nearest Stockfish's, least
+squares, beside the error of lichess's curve on rmax's scores.
 """
 
 import argparse
 import math
 import os
 import random
+import re
 import resource
 import subprocess
 import sys
@@ -47,6 +55,8 @@ import chess.pgn
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAMES = os.path.join(ROOT, "tests", "data", "club-games.pgn")
 MARKS = os.path.join(ROOT, "tests", "data", "club-marks.tsv")
+DEV_GAMES = os.path.join(ROOT, "tests", "data", "club-dev-games.pgn")
+DEV_MARKS = os.path.join(ROOT, "tests", "data", "club-dev-marks.tsv")
 STOCKFISH = "/usr/games/stockfish"
 CAP = 1000
 SLOPE = 0.00368208
@@ -67,8 +77,8 @@ def ended(board, last):
     return None
 
 
-def chances(cp):
-    return 2 / (1 + math.exp(-SLOPE * cp)) - 1
+def chances(cp, slope=SLOPE, scale=1.0):
+    return scale * (2 / (1 + math.exp(-slope * cp)) - 1)
 
 
 def mark(before, after):
@@ -277,6 +287,43 @@ def compare(args):
         print(f"moves side by side: {args.detail}")
 
 
+def table_scores(text):
+    """The (before, after) scores of each move of `rmax review`'s printed table, the mover's, held
+    within -CAP..CAP (a mate as CAP)."""
+    row = re.compile(r"^\d+\.(\.\.)? \S+?(\?\?|\?!|\?)?\s+(\S+)\s+(\S+)\s+\d+")
+    scores = []
+    for line in text.splitlines():
+        if m := row.match(line):
+            sign = -1 if m.group(1) else 1  # (the table's scores are White's)
+            cp = lambda s: CAP * (-1 if s.startswith("#-") else 1) if s.startswith("#") else round(float(s) * 100)
+            after = CAP if m.group(4) == "mate" else sign * cp(m.group(4))
+            scores.append((held(sign * cp(m.group(3))), held(after)))
+    return scores
+
+
+def fit(args):
+    reference = read_marks(args.marks)
+    if args.table:
+        with open(args.table) as f:
+            text = f.read()
+    else:
+        command = [args.rmax, "review", args.games] + (["--nodes", str(args.nodes)] if args.nodes else [])
+        print(" ".join(command), file=sys.stderr)
+        text = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    ours = table_scores(text)
+    assert len(ours) == len(reference), f"{len(ours)} moves in the table, {len(reference)} in {args.marks}"
+    theirs = [chances(held(r["before"])) - chances(held(r["after"])) for r in reference]
+
+    def error(slope, scale):
+        drops = (chances(b, slope, scale) - chances(a, slope, scale) for b, a in ours)
+        return sum((d - t) ** 2 for d, t in zip(drops, theirs))
+
+    grid = [(error(k / 10000, a / 100), a / 100, k / 10000) for a in range(50, 101) for k in range(30, 101, 2)]
+    least, scale, slope = min(grid)
+    print(f"{len(ours)} moves: SCALE {scale:.2f}, SLOPE {slope:.4f}: squared error {least:.2f} "
+          f"(lichess's curve on rmax's scores: {error(SLOPE, 1.0):.2f})")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="step", required=True)
@@ -304,6 +351,13 @@ def main():
     p.add_argument("--out", help="the annotated PGN (default: a fresh temporary folder's)")
     p.add_argument("--detail", help="write the moves side by side to this TSV")
     p.set_defaults(run=compare)
+    p = sub.add_parser("fit", help="review.rs's SCALE and SLOPE, fitted on the other games")
+    p.add_argument("--rmax", default=os.path.join(ROOT, "target", "release", "rmax"))
+    p.add_argument("--nodes", type=int, help="rmax review's --nodes (default: its own budget)")
+    p.add_argument("--games", default=DEV_GAMES)
+    p.add_argument("--marks", default=DEV_MARKS)
+    p.add_argument("--table", help="rmax review's printed output, instead of running it")
+    p.set_defaults(run=fit)
     args = parser.parse_args()
     args.run(args)
 

@@ -23,10 +23,11 @@ const PLAYED: f64 = 0.5;
 const CONFIRM: f64 = 3.0;
 /// lichess's marks by the drop in the mover's winning chances, scores held within CAP_CP (cp)
 /// first, a mate counting as much (as lichess caps them). lichess's chances are Stockfish's,
-/// `2 / (1 + exp(-0.00368208 cp)) - 1`; rmax's centipawns are not Stockfish's, and its
-/// scores, a weaker engine's, swing more, so its chances are `SCALE * (2 / (1 + exp(-SLOPE cp))
-/// - 1)`: the curve whose drops come nearest Stockfish's (least squares, 1,170 moves of club
-/// games apart from the compared ones: `python3 tests/review_games.py fit`).
+/// `2 / (1 + exp(-0.00368208 cp)) - 1`; rmax's centipawns are not Stockfish's, and its scores,
+/// a weaker engine's, swing more, so its chances are `SCALE * (2 / (1 + exp(-SLOPE cp)) - 1)`:
+/// the curve whose drops come nearest Stockfish's (least squares, 1,170 moves of club games
+/// apart from the compared ones: `python3 tests/review_games.py fit`, on the scores of the build
+/// before this curve; on this build's own, which the curve moves, SLOPE 0.0068).
 const MARKS: [(f64, &str, &str); 3] = [
     (0.3, "??", "Blunder"),
     (0.2, "?", "Mistake"),

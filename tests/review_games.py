@@ -307,7 +307,8 @@ def fit(args):
         with open(args.table) as f:
             text = f.read()
     else:
-        command = [args.rmax, "review", args.games] + (["--nodes", str(args.nodes)] if args.nodes else [])
+        out = os.path.join(tempfile.mkdtemp(prefix="rmax-fit-"), "review.pgn")
+        command = [args.rmax, "review", args.games, "--out", out] + (["--nodes", str(args.nodes)] if args.nodes else [])
         print(" ".join(command), file=sys.stderr)
         text = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     ours = table_scores(text)

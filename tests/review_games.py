@@ -247,9 +247,7 @@ def compare(args):
     games = read_games(args.games)
     positions = sum(len(list(g.mainline_moves())) + 1 for g in games)
     out = args.out or os.path.join(tempfile.mkdtemp(prefix="rmax-club-"), "review.pgn")
-    command = [args.rmax, "review", args.games, "--out", out]
-    if args.nodes:
-        command += ["--nodes", str(args.nodes)]
+    command = review_command(args, out)
     start, cpu = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
     run = subprocess.run(command, capture_output=True, text=True)
     wall, cpu = time.monotonic() - start, resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - cpu
@@ -291,11 +289,11 @@ def table_scores(text):
     """The (before, after) scores of each move of `rmax review`'s printed table, the mover's, held
     within -CAP..CAP (a mate as CAP)."""
     row = re.compile(r"^\d+\.(\.\.)? \S+?(\?\?|\?!|\?)?\s+(\S+)\s+(\S+)\s+\d+")
+    cp = lambda s: CAP * (-1 if s.startswith("#-") else 1) if s.startswith("#") else round(float(s) * 100)
     scores = []
     for line in text.splitlines():
         if m := row.match(line):
             sign = -1 if m.group(1) else 1  # (the table's scores are White's)
-            cp = lambda s: CAP * (-1 if s.startswith("#-") else 1) if s.startswith("#") else round(float(s) * 100)
             after = CAP if m.group(4) == "mate" else sign * cp(m.group(4))
             scores.append((held(sign * cp(m.group(3))), held(after)))
     return scores
@@ -308,7 +306,7 @@ def fit(args):
             text = f.read()
     else:
         out = os.path.join(tempfile.mkdtemp(prefix="rmax-fit-"), "review.pgn")
-        command = [args.rmax, "review", args.games, "--out", out] + (["--nodes", str(args.nodes)] if args.nodes else [])
+        command = review_command(args, out)
         print(" ".join(command), file=sys.stderr)
         text = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     ours = table_scores(text)
@@ -323,6 +321,20 @@ def fit(args):
     least, scale, slope = min(grid)
     print(f"{len(ours)} moves: SCALE {scale:.2f}, SLOPE {slope:.4f}: squared error {least:.2f} "
           f"(lichess's curve on rmax's scores: {error(SLOPE, 1.0):.2f})")
+
+
+def reviewing(p, games, marks):
+    """The arguments of a step that runs `rmax review` on games with marks (compare, fit)."""
+    p.add_argument("--rmax", default=os.path.join(ROOT, "target", "release", "rmax"))
+    p.add_argument("--nodes", type=int, help="rmax review's --nodes (default: its own budget)")
+    p.add_argument("--games", default=games)
+    p.add_argument("--marks", default=marks)
+    return p
+
+
+def review_command(args, out):
+    """`rmax review` of the step's games, the annotated games to `out`, at its --nodes if given."""
+    return [args.rmax, "review", args.games, "--out", out] + (["--nodes", str(args.nodes)] if args.nodes else [])
 
 
 def main():
@@ -344,19 +356,11 @@ def main():
     p.add_argument("--stockfish", default=STOCKFISH)
     p.add_argument("--out", default=MARKS)
     p.set_defaults(run=score_games)
-    p = sub.add_parser("compare", help="rmax review's marks against the reference")
-    p.add_argument("--rmax", default=os.path.join(ROOT, "target", "release", "rmax"))
-    p.add_argument("--nodes", type=int, help="rmax review's --nodes (default: its own budget)")
-    p.add_argument("--games", default=GAMES)
-    p.add_argument("--marks", default=MARKS)
+    p = reviewing(sub.add_parser("compare", help="rmax review's marks against the reference"), GAMES, MARKS)
     p.add_argument("--out", help="the annotated PGN (default: a fresh temporary folder's)")
     p.add_argument("--detail", help="write the moves side by side to this TSV")
     p.set_defaults(run=compare)
-    p = sub.add_parser("fit", help="review.rs's SCALE and SLOPE, fitted on the other games")
-    p.add_argument("--rmax", default=os.path.join(ROOT, "target", "release", "rmax"))
-    p.add_argument("--nodes", type=int, help="rmax review's --nodes (default: its own budget)")
-    p.add_argument("--games", default=DEV_GAMES)
-    p.add_argument("--marks", default=DEV_MARKS)
+    p = reviewing(sub.add_parser("fit", help="review.rs's SCALE and SLOPE, fitted on the other games"), DEV_GAMES, DEV_MARKS)
     p.add_argument("--table", help="rmax review's printed output, instead of running it")
     p.set_defaults(run=fit)
     args = parser.parse_args()
